@@ -1,0 +1,1 @@
+//! The agent runtime: the Agent, the agent loop, tools and events.

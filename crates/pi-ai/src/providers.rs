@@ -1,0 +1,1 @@
+//! Provider adapters, one file per wire protocol.
