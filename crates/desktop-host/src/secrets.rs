@@ -1,0 +1,1 @@
+//! API keys in the OS keychain, with an explicit, confirmed file fallback where no keychain service exists.
