@@ -1,0 +1,184 @@
+//! [`EventStream`]: the async queue every assistant and agent stream is built on (spec 1.5, 6.3).
+//!
+//! The producer half ([`EventSender`]) pushes without ever waiting. The first *completing* event (chosen by the
+//! extractor given at construction) marks the stream done and resolves the final result; the event itself is
+//! still delivered and later pushes are ignored. The consumer half ([`EventStream`]) is a [`Stream`] yielding the
+//! queued events and then `None`. Unlike pi, the result always resolves: ending without a result, or dropping
+//! every sender before one, resolves it with [`StreamError::EndedWithoutResult`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context as TaskContext, Poll};
+
+use futures_util::{Stream, StreamExt};
+use tokio::sync::{mpsc, watch};
+
+use crate::event::{AssistantMessageEvent, ErrorReason};
+use crate::message::{AssistantMessage, StopReason};
+
+/// Why a stream's result is unavailable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// The producer ended the stream (or was dropped) without a completing event or a result.
+    #[error("stream ended without a result")]
+    EndedWithoutResult,
+}
+
+/// Picks the result out of a completing event; `None` for every other event.
+pub type ResultExtractor<T, R> = fn(&T) -> Option<R>;
+
+type ResultSlot<R> = Option<Result<R, StreamError>>;
+
+struct Shared<T, R> {
+    /// `None` once the stream is done; dropping the only sender closes the consumer's channel.
+    events: Mutex<Option<mpsc::UnboundedSender<T>>>,
+    result: watch::Sender<ResultSlot<R>>,
+    extract: ResultExtractor<T, R>,
+}
+
+impl<T, R> Shared<T, R> {
+    fn resolve(&self, value: Result<R, StreamError>) {
+        self.result.send_if_modified(|slot| {
+            if slot.is_some() {
+                return false;
+            }
+            *slot = Some(value);
+            true
+        });
+    }
+}
+
+impl<T, R> Drop for Shared<T, R> {
+    fn drop(&mut self) {
+        self.resolve(Err(StreamError::EndedWithoutResult));
+    }
+}
+
+/// The producer half of an [`EventStream`]. Cloneable; every method takes `&self` and never waits.
+pub struct EventSender<T, R> {
+    shared: Arc<Shared<T, R>>,
+}
+
+impl<T, R> Clone for EventSender<T, R> {
+    fn clone(&self) -> Self {
+        Self { shared: Arc::clone(&self.shared) }
+    }
+}
+
+impl<T, R> EventSender<T, R> {
+    /// Queues `event`. Ignored once the stream is done. A completing event resolves the result (first wins),
+    /// is delivered, and marks the stream done.
+    pub fn push(&self, event: T) {
+        let mut events = self.shared.events.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(sender) = events.as_ref() else {
+            return;
+        };
+        let completion = (self.shared.extract)(&event);
+        // A consumer that went away is not an error for the producer.
+        let _ = sender.send(event);
+        if let Some(result) = completion {
+            self.shared.resolve(Ok(result));
+            *events = None;
+        }
+    }
+
+    /// Marks the stream done. Resolves the result with `result` if none was resolved yet; with `None` and no
+    /// prior completing event the result becomes [`StreamError::EndedWithoutResult`].
+    pub fn end(&self, result: Option<R>) {
+        let mut events = self.shared.events.lock().unwrap_or_else(PoisonError::into_inner);
+        *events = None;
+        self.shared.resolve(result.ok_or(StreamError::EndedWithoutResult));
+    }
+
+    /// True once a completing event was pushed or [`EventSender::end`] was called.
+    pub fn is_done(&self) -> bool {
+        self.shared.events.lock().unwrap_or_else(PoisonError::into_inner).is_none()
+    }
+}
+
+/// The consumer half: a single-consumer [`Stream`] of events plus an awaitable final result.
+pub struct EventStream<T, R> {
+    events: mpsc::UnboundedReceiver<T>,
+    result: watch::Receiver<ResultSlot<R>>,
+}
+
+impl<T, R> EventStream<T, R> {
+    /// Creates a connected sender and stream; `extract` says which events complete the stream and with what.
+    pub fn channel(extract: ResultExtractor<T, R>) -> (EventSender<T, R>, EventStream<T, R>) {
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (result_tx, result_rx) = watch::channel(None);
+        let shared = Shared { events: Mutex::new(Some(events_tx)), result: result_tx, extract };
+        (EventSender { shared: Arc::new(shared) }, EventStream { events: events_rx, result: result_rx })
+    }
+}
+
+impl<T, R: Clone + Send + Sync + 'static> EventStream<T, R> {
+    /// The final result. Resolves when the first completing event is pushed or the stream is ended; may be
+    /// awaited before, during or after iteration (iteration is not required for it to resolve).
+    pub fn result(&self) -> impl Future<Output = Result<R, StreamError>> + Send + 'static {
+        let mut receiver = self.result.clone();
+        async move {
+            loop {
+                let current = receiver.borrow_and_update().clone();
+                if let Some(result) = current {
+                    return result;
+                }
+                if receiver.changed().await.is_err() {
+                    // The sender is gone; its drop resolved the slot before closing.
+                    let last = receiver.borrow().clone();
+                    return last.unwrap_or(Err(StreamError::EndedWithoutResult));
+                }
+            }
+        }
+    }
+}
+
+impl<T: Send, R: Clone + Send + Sync + 'static> EventStream<T, R> {
+    /// Drains the remaining events and returns the final result.
+    pub async fn finish(mut self) -> Result<R, StreamError> {
+        while self.next().await.is_some() {}
+        self.result().await
+    }
+}
+
+impl<T, R> Stream for EventStream<T, R> {
+    type Item = T;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<T>> {
+        self.events.poll_recv(cx)
+    }
+}
+
+/// A stream of [`AssistantMessageEvent`]s whose result is the final [`AssistantMessage`] (from `done` or `error`).
+pub type AssistantMessageEventStream = EventStream<AssistantMessageEvent, AssistantMessage>;
+
+/// The producer half of an [`AssistantMessageEventStream`].
+pub type AssistantMessageEventSender = EventSender<AssistantMessageEvent, AssistantMessage>;
+
+fn assistant_result(event: &AssistantMessageEvent) -> Option<AssistantMessage> {
+    event.final_message().cloned()
+}
+
+/// Creates a connected assistant event sender and stream (completes on `done` / `error`).
+pub fn assistant_message_channel() -> (AssistantMessageEventSender, AssistantMessageEventStream) {
+    EventStream::channel(assistant_result)
+}
+
+impl AssistantMessageEventStream {
+    /// A stream whose only event is `error` with `message` (which should have stopReason `error`/`aborted`).
+    pub fn from_error(message: AssistantMessage) -> Self {
+        let (sender, stream) = assistant_message_channel();
+        let reason = match message.stop_reason {
+            StopReason::Aborted => ErrorReason::Aborted,
+            StopReason::Pending
+            | StopReason::Stop
+            | StopReason::Length
+            | StopReason::ToolUse
+            | StopReason::Error
+            | StopReason::Deferred => ErrorReason::Error,
+        };
+        sender.push(AssistantMessageEvent::Error { reason, error: message });
+        stream
+    }
+}

@@ -1,0 +1,102 @@
+//! Token usage and its cost (spec 1.3, 4.8).
+
+use serde::{Deserialize, Serialize};
+
+use crate::js_number::serialize_js_f64;
+use crate::model::Model;
+
+/// Dollar cost of a response, per category; integral values serialize without a fraction (spec 6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// Input tokens.
+    #[serde(serialize_with = "serialize_js_f64")]
+    pub input: f64,
+    /// Output tokens.
+    #[serde(serialize_with = "serialize_js_f64")]
+    pub output: f64,
+    /// Cache reads.
+    #[serde(serialize_with = "serialize_js_f64")]
+    pub cache_read: f64,
+    /// Cache writes.
+    #[serde(serialize_with = "serialize_js_f64")]
+    pub cache_write: f64,
+    /// Sum of the four.
+    #[serde(serialize_with = "serialize_js_f64")]
+    pub total: f64,
+}
+
+/// Token counts of one response; always present on assistant messages (zeros when unknown).
+///
+/// Construct with `Usage::default()` (or `Usage { input, .., ..Usage::default() }` inside this crate) and set
+/// the counts. A message decoded from JSON without a `usage` key keeps that absence: its usage is zero and
+/// [`Usage::is_omitted`] is true, and it serializes without `usage` again (scenario files carry such messages).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input tokens read from cache.
+    pub cache_read: u64,
+    /// Input tokens written to cache.
+    pub cache_write: u64,
+    /// Subset of `cache_write` with 1h retention (Anthropic only).
+    #[serde(rename = "cacheWrite1h", default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<u64>,
+    /// Subset of `output` spent on reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
+    /// Providers aim for input + output + cacheRead + cacheWrite.
+    pub total_tokens: u64,
+    /// Dollar cost.
+    pub cost: Cost,
+    /// The message this came from had no `usage` key; never serialized.
+    #[serde(skip)]
+    pub(crate) omitted: bool,
+}
+
+impl Usage {
+    /// Zero usage that serializes as an absent `usage` key.
+    pub(crate) fn omitted() -> Self {
+        Self { omitted: true, ..Self::default() }
+    }
+
+    /// True when decoded from a message without `usage` (and not replaced since).
+    pub fn is_omitted(&self) -> bool {
+        self.omitted
+    }
+}
+
+/// Fills `usage.cost` from the model's rates and returns it (pi's `calculateCost`, spec 4.8).
+///
+/// The rates are `model.cost`, or the tier with the highest `inputTokensAbove` that the request's input tokens
+/// (input + cacheRead + cacheWrite) exceed. 1h cache writes cost twice the input rate.
+pub fn calculate_cost(model: &Model, usage: &mut Usage) -> Cost {
+    let input_tokens = usage.input + usage.cache_read + usage.cache_write;
+    let base = &model.cost;
+    let (mut rate_input, mut rate_output, mut rate_cache_read, mut rate_cache_write) =
+        (base.input, base.output, base.cache_read, base.cache_write);
+    if let Some(tiers) = &base.tiers {
+        let best = tiers
+            .iter()
+            .filter(|tier| input_tokens > tier.input_tokens_above)
+            .max_by_key(|tier| tier.input_tokens_above);
+        if let Some(tier) = best {
+            (rate_input, rate_output, rate_cache_read, rate_cache_write) =
+                (tier.input, tier.output, tier.cache_read, tier.cache_write);
+        }
+    }
+    let per_million = |rate: f64, tokens: u64| rate * tokens as f64 / 1_000_000.0;
+    let cache_write_1h = usage.cache_write_1h.unwrap_or(0).min(usage.cache_write);
+    let cost = &mut usage.cost;
+    cost.input = per_million(rate_input, usage.input);
+    cost.output = per_million(rate_output, usage.output);
+    cost.cache_read = per_million(rate_cache_read, usage.cache_read);
+    cost.cache_write = (rate_cache_write * (usage.cache_write - cache_write_1h) as f64
+        + 2.0 * rate_input * cache_write_1h as f64)
+        / 1_000_000.0;
+    cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write;
+    *cost
+}
