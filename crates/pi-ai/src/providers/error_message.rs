@@ -1,0 +1,115 @@
+//! Error texts a user can act on. Every failure of an adapter ends up in `errorMessage`; these say who failed,
+//! the HTTP status when there is one (the conformance oracle requires it), the provider's own words, and what
+//! to do next.
+
+use super::http::SendFailure;
+use super::sse::SseFailure;
+
+/// How a provider id is named to the user.
+pub(crate) fn provider_label(provider: &str) -> String {
+    match provider {
+        "anthropic" => "Anthropic".into(),
+        "openai" => "OpenAI".into(),
+        "deepseek" => "DeepSeek".into(),
+        "openrouter" => "OpenRouter".into(),
+        "ollama" => "Ollama".into(),
+        "lmstudio" | "lm-studio" => "LM Studio".into(),
+        "vllm" => "vLLM".into(),
+        "groq" => "Groq".into(),
+        "xai" => "xAI".into(),
+        "mistral" => "Mistral".into(),
+        other if other.is_empty() => "The provider".into(),
+        other => other.into(),
+    }
+}
+
+/// The most useful text of an error body: `error.message`, `message`, a string `error`, else the body.
+pub(crate) fn body_message(body: &str) -> String {
+    let trimmed = body.trim();
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) {
+        let candidates = [
+            value.pointer("/error/message"),
+            value.pointer("/message"),
+            value.pointer("/error").filter(|v| v.is_string()),
+            value.pointer("/detail").filter(|v| v.is_string()),
+        ];
+        if let Some(text) = candidates.into_iter().flatten().find_map(|v| v.as_str()) {
+            return truncate(text.trim());
+        }
+    }
+    if trimmed.is_empty() { "no details given".into() } else { truncate(trimmed) }
+}
+
+fn truncate(text: &str) -> String {
+    const MAX: usize = 4000;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [truncated {} bytes]", &text[..end], text.len() - end)
+}
+
+/// A non-success HTTP status.
+pub(crate) fn http_status(label: &str, status: u16, body: &str) -> String {
+    let said = body_message(body);
+    match status {
+        401 => format!("{label} rejected the API key ({status}). Check the key in Settings. ({said})"),
+        403 => format!(
+            "{label} refused access ({status}): {said}. The key may not be allowed to use this model or region."
+        ),
+        404 => format!("{label} returned {status}: {said}. Check the model id and the server address."),
+        429 => format!("{label} is rate limiting requests ({status}): {said}. Wait a moment and try again."),
+        400 | 413 | 422 => format!("{label} rejected the request ({status}): {said}"),
+        529 => format!("{label} is overloaded ({status}): {said}. Try again in a moment."),
+        500..=599 => format!("{label} had a server error ({status}): {said}. Try again later."),
+        _ => format!("{label} returned HTTP {status}: {said}"),
+    }
+}
+
+/// A failure to obtain a response.
+pub(crate) fn send_failure(label: &str, url: &str, failure: &SendFailure) -> String {
+    match failure {
+        SendFailure::Aborted => "Request was aborted".into(),
+        SendFailure::Status { status, body } => http_status(label, *status, body),
+        SendFailure::RetryDelayTooLong { requested_ms, max_ms, status, body } => format!(
+            "Server requested {}s retry delay (max: {}s). {status} {}",
+            requested_ms.div_ceil(1000),
+            max_ms.div_ceil(1000),
+            body_message(body)
+        ),
+        SendFailure::Timeout(limit) => format!(
+            "{label} did not answer within {:.1} s (request timeout). Check the server address or raise the timeout.",
+            limit.as_secs_f64()
+        ),
+        SendFailure::Transport(detail) => {
+            format!("Could not reach {label} at {url}: {detail}. Check the server address and your connection.")
+        }
+        SendFailure::InvalidHeader(detail) => format!("Invalid request header: {detail}"),
+    }
+}
+
+/// A failure while reading the event stream.
+pub(crate) fn stream_failure(label: &str, failure: &SseFailure) -> String {
+    match failure {
+        SseFailure::Aborted => "Request was aborted".into(),
+        SseFailure::Idle(seconds) => {
+            format!("{label} stopped sending data for {seconds} s (idle timeout); the response is incomplete.")
+        }
+        SseFailure::Transport(detail) => {
+            format!("The connection to {label} was interrupted mid-response: {detail}")
+        }
+        SseFailure::Decode(detail) => format!("{label} sent an unreadable event stream: {detail}"),
+    }
+}
+
+/// Unparsable JSON in a data line.
+pub(crate) fn invalid_json(label: &str, error: &serde_json::Error, data: &str) -> String {
+    let mut shown: String = data.chars().take(200).collect();
+    if shown.len() < data.len() {
+        shown.push('…');
+    }
+    format!("{label} sent an event that is not valid JSON ({error}): {shown}")
+}

@@ -1,0 +1,197 @@
+//! Sending one provider request: headers, per-attempt timeout, cancellation, and pi's retry policy
+//! (spec 4.3): `maxRetries` (default 0) retries 408/409/429/5xx and connection failures, only before any
+//! response body byte was accepted; `retry-after-ms` / `retry-after` are honoured up to `maxRetryDelayMs`
+//! (default 60 s, 0 = no cap) and a longer requested delay fails at once.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio_util::sync::CancellationToken;
+
+use super::sse::transport_text;
+
+/// Default cap on a server-requested retry delay.
+pub(crate) const DEFAULT_MAX_RETRY_DELAY_MS: u64 = 60_000;
+
+/// A prepared POST.
+#[derive(Debug, Clone)]
+pub(crate) struct PostRequest {
+    pub(crate) url: String,
+    /// Header name/value pairs, applied in order (a later one replaces an earlier one of the same name).
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+}
+
+/// Retry and timeout settings of one call.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SendPolicy {
+    pub(crate) max_retries: u32,
+    /// `None` = default (60 s); `Some(0)` = no cap.
+    pub(crate) max_retry_delay_ms: Option<u64>,
+    /// Per attempt, until the response head arrived.
+    pub(crate) timeout: Option<Duration>,
+}
+
+/// Why no usable response was obtained.
+#[derive(Debug)]
+pub(crate) enum SendFailure {
+    /// The token fired before or during the request.
+    Aborted,
+    /// The server answered with a non-success status; `body` is the whole response body as text.
+    Status { status: u16, body: String },
+    /// The server asked to wait longer than allowed before retrying.
+    RetryDelayTooLong { requested_ms: u64, max_ms: u64, status: u16, body: String },
+    /// No response head within the request timeout.
+    Timeout(Duration),
+    /// Connecting or sending failed.
+    Transport(String),
+    /// A header given by the caller is not a valid HTTP header.
+    InvalidHeader(String),
+}
+
+/// Sends `request`, retrying as pi does. Returns a successful (2xx) response whose body is still unread.
+pub(crate) async fn send(
+    client: &reqwest::Client,
+    request: &PostRequest,
+    policy: SendPolicy,
+    cancel: &CancellationToken,
+) -> Result<reqwest::Response, SendFailure> {
+    let headers = header_map(&request.headers)?;
+    let mut retries_left = policy.max_retries;
+    let mut attempt: u32 = 0;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(SendFailure::Aborted);
+        }
+        let outcome = attempt_once(client, request, &headers, policy.timeout, cancel).await;
+        let (failure, response_headers) = match outcome {
+            Ok(response) => return Ok(response),
+            Err(Attempt::Final(failure)) => return Err(failure),
+            Err(Attempt::Retryable(failure, headers)) => (failure, headers),
+        };
+        if retries_left == 0 {
+            return Err(failure);
+        }
+        let delay = match retry_delay(&response_headers, attempt, policy.max_retry_delay_ms) {
+            Ok(delay) => delay,
+            Err((requested_ms, max_ms)) => {
+                return Err(match failure {
+                    SendFailure::Status { status, body } => {
+                        SendFailure::RetryDelayTooLong { requested_ms, max_ms, status, body }
+                    }
+                    other => other,
+                });
+            }
+        };
+        retries_left -= 1;
+        attempt += 1;
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(SendFailure::Aborted),
+            () = tokio::time::sleep(delay) => {}
+        }
+    }
+}
+
+enum Attempt {
+    Final(SendFailure),
+    Retryable(SendFailure, HeaderMap),
+}
+
+async fn attempt_once(
+    client: &reqwest::Client,
+    request: &PostRequest,
+    headers: &HeaderMap,
+    timeout: Option<Duration>,
+    cancel: &CancellationToken,
+) -> Result<reqwest::Response, Attempt> {
+    let send = client.post(&request.url).headers(headers.clone()).body(request.body.clone()).send();
+    let sent = async {
+        match timeout {
+            Some(limit) => tokio::time::timeout(limit, send).await.map_err(|_| limit),
+            None => Ok(send.await),
+        }
+    };
+    let result = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(Attempt::Final(SendFailure::Aborted)),
+        result = sent => result,
+    };
+    let response = match result {
+        Err(limit) => return Err(Attempt::Retryable(SendFailure::Timeout(limit), HeaderMap::new())),
+        Ok(Err(error)) => {
+            return Err(Attempt::Retryable(SendFailure::Transport(transport_text(&error)), HeaderMap::new()));
+        }
+        Ok(Ok(response)) => response,
+    };
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let response_headers = response.headers().clone();
+    let body = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(Attempt::Final(SendFailure::Aborted)),
+        body = response.text() => body.unwrap_or_default(),
+    };
+    let failure = SendFailure::Status { status: status.as_u16(), body };
+    if is_retryable(status.as_u16(), &response_headers) {
+        Err(Attempt::Retryable(failure, response_headers))
+    } else {
+        Err(Attempt::Final(failure))
+    }
+}
+
+fn is_retryable(status: u16, headers: &HeaderMap) -> bool {
+    match headers.get("x-should-retry").and_then(|v| v.to_str().ok()) {
+        Some("true") => return true,
+        Some("false") => return false,
+        _ => {}
+    }
+    matches!(status, 408 | 409 | 429) || status >= 500
+}
+
+/// The delay before retry number `attempt` (0-based), or `Err((requested, max))` when the server asks for
+/// more than the cap.
+fn retry_delay(headers: &HeaderMap, attempt: u32, max_retry_delay_ms: Option<u64>) -> Result<Duration, (u64, u64)> {
+    let max_ms = max_retry_delay_ms.unwrap_or(DEFAULT_MAX_RETRY_DELAY_MS);
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let requested_ms = if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        Some(ms)
+    } else if let Some(value) = header("retry-after") {
+        match value.parse::<f64>() {
+            Ok(seconds) => Some(seconds * 1000.0),
+            Err(_) => httpdate_delay_ms(value),
+        }
+    } else {
+        None
+    };
+    if let Some(ms) = requested_ms {
+        let ms = ms.max(0.0);
+        if max_ms > 0 && ms > max_ms as f64 {
+            return Err((ms.ceil() as u64, max_ms));
+        }
+        return Ok(Duration::from_secs_f64(ms / 1000.0));
+    }
+    // Exponential backoff like the SDKs: 0.5 s, 1 s, 2 s, … capped at 8 s, minus up to 25 % jitter.
+    let base = (0.5 * 2f64.powi(attempt.min(16) as i32)).min(8.0);
+    let jitter = f64::from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos()) % 1000) / 4000.0;
+    Ok(Duration::from_secs_f64(base * (1.0 - jitter)))
+}
+
+/// `retry-after` as an HTTP date: not worth a date parser; an unparsable value falls back to backoff.
+fn httpdate_delay_ms(_value: &str) -> Option<f64> {
+    None
+}
+
+fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, SendFailure> {
+    let mut map = HeaderMap::new();
+    for (name, value) in pairs {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| SendFailure::InvalidHeader(format!("invalid header name {name:?}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|_| SendFailure::InvalidHeader(format!("invalid value for header {name}")))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}

@@ -1,0 +1,116 @@
+//! Server-sent events from an HTTP response body, with the two limits a provider stream needs: an idle
+//! timeout between body bytes and cancellation. SSE framing itself is the `sse-stream` crate's.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use sse_stream::SseByteStream;
+use tokio_util::sync::CancellationToken;
+
+/// Why reading the event stream stopped early.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SseFailure {
+    /// The cancellation token fired; the response body has been dropped.
+    #[error("Request was aborted")]
+    Aborted,
+    /// No body bytes arrived within the idle timeout.
+    #[error("no data received from the provider for {0} s")]
+    Idle(u64),
+    /// The connection broke (reset, truncated chunked body, …).
+    #[error("{0}")]
+    Transport(String),
+    /// The body is not valid SSE (invalid UTF-8 in a field).
+    #[error("invalid event stream: {0}")]
+    Decode(String),
+}
+
+/// One dispatched SSE event; `event` is the `event:` field (absent for plain messages).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    pub(crate) event: Option<String>,
+    pub(crate) data: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    #[error("idle")]
+    Idle,
+    #[error("{0}")]
+    Transport(String),
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>>;
+
+/// Events of one response body. Dropping it drops the response and so closes the connection.
+pub(crate) struct SseEvents {
+    inner: SseByteStream<ByteStream>,
+    cancel: CancellationToken,
+    idle: Option<Duration>,
+}
+
+impl SseEvents {
+    /// Wraps a response. `idle` bounds the silence between two body reads.
+    pub(crate) fn new(response: reqwest::Response, cancel: CancellationToken, idle: Option<Duration>) -> Self {
+        Self::from_bytes(response.bytes_stream().map(|r| r.map_err(|e| transport_text(&e))), cancel, idle)
+    }
+
+    /// Wraps any byte stream (benchmarks and unit tests feed bytes directly).
+    pub(crate) fn from_bytes<S>(bytes: S, cancel: CancellationToken, idle: Option<Duration>) -> Self
+    where
+        S: Stream<Item = Result<Bytes, String>> + Send + 'static,
+    {
+        let bytes = Box::pin(bytes);
+        let timed: ByteStream = Box::pin(futures_util::stream::unfold(Some(bytes), move |state| async move {
+            let mut bytes = state?;
+            let next = match idle {
+                Some(limit) => match tokio::time::timeout(limit, bytes.next()).await {
+                    Ok(next) => next,
+                    Err(_) => return Some((Err(BodyError::Idle), None)),
+                },
+                None => bytes.next().await,
+            };
+            match next? {
+                Ok(chunk) => Some((Ok(chunk), Some(bytes))),
+                Err(text) => Some((Err(BodyError::Transport(text)), None)),
+            }
+        }));
+        Self { inner: SseByteStream::new(timed), cancel, idle }
+    }
+
+    /// The next event; `Ok(None)` at the end of the body.
+    pub(crate) async fn next(&mut self) -> Result<Option<SseEvent>, SseFailure> {
+        let item = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Err(SseFailure::Aborted),
+            item = self.inner.next() => item,
+        };
+        match item {
+            None => Ok(None),
+            Some(Ok(sse)) => Ok(Some(SseEvent { event: sse.event, data: sse.data.unwrap_or_default() })),
+            Some(Err(sse_stream::Error::Body(source))) => match source.downcast_ref::<BodyError>() {
+                Some(BodyError::Idle) => Err(SseFailure::Idle(self.idle.map_or(0, |d| d.as_secs()))),
+                Some(BodyError::Transport(text)) => Err(SseFailure::Transport(text.clone())),
+                None => Err(SseFailure::Transport(source.to_string())),
+            },
+            Some(Err(other)) => Err(SseFailure::Decode(other.to_string())),
+        }
+    }
+}
+
+/// A transport error as one line: reqwest's message plus its innermost cause.
+pub(crate) fn transport_text(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    let mut innermost = None;
+    while let Some(s) = source {
+        innermost = Some(s.to_string());
+        source = s.source();
+    }
+    if let Some(inner) = innermost.filter(|i| !text.contains(i.as_str())) {
+        text.push_str(": ");
+        text.push_str(&inner);
+    }
+    text
+}
