@@ -1,1 +1,41 @@
-//! The agent runtime: the Agent, the agent loop, tools and events.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+mod agent;
+mod agent_event;
+mod agent_loop;
+mod agent_message;
+mod agent_state;
+mod agent_tool;
+mod argument_validation;
+mod guard;
+mod loop_config;
+mod message_queue;
+mod stream_fn;
+mod tool_execution;
+mod tool_update;
+
+pub use agent::{
+    Agent, AgentConfig, AgentError, AgentInitialState, AgentOptions, AgentPrepareNextTurn,
+    LegacyPrepareNextTurnFn, Listener, PromptInput, Subscription,
+};
+pub use agent_event::{AgentEvent, AgentEventSink, EmitError, EmitFuture};
+pub use agent_loop::{
+    AgentEventStream, AgentLoopError, REQUEST_ABORTED, STREAM_ENDED_WITHOUT_TERMINAL_EVENT,
+    agent_loop, agent_loop_continue, run_agent_loop, run_agent_loop_continue,
+};
+pub use agent_message::{AgentMessage, CustomMessage, default_convert_to_llm};
+pub use agent_state::AgentState;
+pub use agent_tool::{
+    AgentTool, AgentToolResult, SharedAgentTool, ToolError, ToolExecutionMode, ToolUpdateSink,
+};
+pub use loop_config::{
+    AfterToolCallContext, AfterToolCallFn, AfterToolCallResult, AgentContext, AgentLoopConfig,
+    BeforeToolCallContext, BeforeToolCallFn, BeforeToolCallResult, ConvertToLlmFn,
+    DEFAULT_ABORT_GRACE_PERIOD, GetApiKeyFn, HookError, HookFuture, MessageSourceFn,
+    NextTurnUpdate, PrepareNextTurnFn, ShouldStopAfterTurnFn, TransformContextFn, TurnContext,
+    default_convert_to_llm_fn, hook,
+};
+pub use message_queue::QueueMode;
+pub use stream_fn::{StreamFn, StreamFnError, StreamFnFuture, stream_fn, sync_stream_fn};
+pub use tool_execution::OPERATION_ABORTED;

@@ -1,0 +1,3 @@
+//! Conformance harness command (work in progress).
+
+fn main() {}

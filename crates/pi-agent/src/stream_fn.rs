@@ -1,0 +1,74 @@
+//! [`StreamFn`]: the seam between the agent and the model layer (spec 1.6, 6.6).
+//!
+//! Contract: a stream function must not fail for request, model or runtime problems; those are encoded in the
+//! returned stream as an `error` event (stopReason `error` or `aborted`, with an `errorMessage`). The `Err` arm
+//! exists only for the contract violation pi survives (a stream function that throws): the low-level loop
+//! returns it as an error and `Agent` turns it into a failure message.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use pi_ai::{AssistantMessageEventStream, Context, Model, SimpleStreamOptions};
+
+/// A stream function failed instead of returning a stream (a contract violation; see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct StreamFnError {
+    message: String,
+}
+
+impl StreamFnError {
+    /// A failure with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// The future a [`StreamFn`] returns.
+pub type StreamFnFuture = BoxFuture<'static, Result<AssistantMessageEventStream, StreamFnError>>;
+
+/// Produces one assistant response stream for a model, a context and request options.
+pub type StreamFn =
+    Arc<dyn Fn(Model, Context, SimpleStreamOptions) -> StreamFnFuture + Send + Sync>;
+
+/// Wraps an async function as a [`StreamFn`].
+pub fn stream_fn<F, Fut>(function: F) -> StreamFn
+where
+    F: Fn(Model, Context, SimpleStreamOptions) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<AssistantMessageEventStream, StreamFnError>> + Send + 'static,
+{
+    Arc::new(move |model, context, options| function(model, context, options).boxed())
+}
+
+/// Wraps a function that returns its stream synchronously and never fails (e.g. `Models::stream_simple`).
+pub fn sync_stream_fn<F>(function: F) -> StreamFn
+where
+    F: Fn(Model, Context, SimpleStreamOptions) -> AssistantMessageEventStream
+        + Send
+        + Sync
+        + 'static,
+{
+    Arc::new(move |model, context, options| {
+        let stream = function(model, context, options);
+        futures_util::future::ready(Ok(stream)).boxed()
+    })
+}
+
+/// Debug helper so configs holding a [`StreamFn`] can derive `Debug`.
+pub(crate) struct OpaqueFn;
+
+impl fmt::Debug for OpaqueFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<fn>")
+    }
+}
