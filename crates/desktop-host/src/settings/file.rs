@@ -1,0 +1,135 @@
+//! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model.
+//!
+//! Contract: unknown keys survive a load/save round trip (the app may store more than this crate knows); a
+//! missing file is the empty settings; saving writes a temporary file and renames it, so a crash never leaves a
+//! half-written file. The file never holds an API key (keys live in the keychain, see `secrets`).
+
+use std::path::{Path, PathBuf};
+
+use pi_ai::ModelThinkingLevel;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::language::Language;
+use crate::settings::presets::ProviderPreset;
+
+/// The name of the settings file inside the config folder.
+pub const SETTINGS_FILE_NAME: &str = "settings.json";
+
+/// The app's folder name under the platform config folder.
+pub const APP_FOLDER_NAME: &str = "pi-desktop";
+
+/// The settings as stored. Every field is optional: absent means "use the preset's or the default value".
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsFile {
+    /// The provider preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<ProviderPreset>,
+    /// The wire protocol (overrides the preset's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    /// The endpoint base (overrides the preset's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The model id (overrides the preset's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The thinking level (default `off`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<ModelThinkingLevel>,
+    /// The system prompt (default: the desktop assistant prompt in the user's language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// The language of host-written texts (default: from the locale).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<Language>,
+    /// Keys this crate does not know, kept as they are.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// Why the settings file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsFileError {
+    /// Reading or writing failed.
+    #[error("cannot access settings file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file is not valid settings JSON.
+    #[error("settings file {path} is not valid: {source}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+}
+
+/// The app's config folder on this platform (`~/.config/pi-desktop` on Linux), if the platform names one.
+pub fn default_config_dir() -> Option<PathBuf> {
+    dirs::config_dir().map(|dir| dir.join(APP_FOLDER_NAME))
+}
+
+/// Loads `path`; a missing file gives the empty settings.
+pub fn load_settings(path: &Path) -> Result<SettingsFile, SettingsFileError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(SettingsFile::default()),
+        Err(source) => return Err(SettingsFileError::Io { path: path.to_path_buf(), source }),
+    };
+    serde_json::from_str(&text).map_err(|source| SettingsFileError::Invalid { path: path.to_path_buf(), source })
+}
+
+/// Saves `settings` to `path` atomically, creating the folder when needed.
+pub fn save_settings(path: &Path, settings: &SettingsFile) -> Result<(), SettingsFileError> {
+    let io_error = |source| SettingsFileError::Io { path: path.to_path_buf(), source };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io_error)?;
+    }
+    let json = serde_json::to_string_pretty(settings)
+        .map_err(|source| SettingsFileError::Invalid { path: path.to_path_buf(), source })?;
+    let temporary = path.with_extension("json.tmp");
+    std::fs::write(&temporary, json).map_err(io_error)?;
+    std::fs::rename(&temporary, path).map_err(io_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn settings_round_trip_and_keep_unknown_keys() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("nested").join(SETTINGS_FILE_NAME);
+        assert_eq!(load_settings(&path).unwrap(), SettingsFile::default());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"provider":"deepseek","model":"deepseek-reasoner","thinkingLevel":"high","theme":"dark"}"#,
+        )
+        .unwrap();
+        let settings = load_settings(&path).unwrap();
+        assert_eq!(settings.provider, Some(ProviderPreset::Deepseek));
+        assert_eq!(settings.thinking_level, Some(ModelThinkingLevel::High));
+        save_settings(&path, &settings).unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            saved,
+            serde_json::json!({"provider":"deepseek","model":"deepseek-reasoner","thinkingLevel":"high","theme":"dark"})
+        );
+    }
+
+    #[test]
+    fn a_broken_file_is_an_error_not_the_defaults() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(SETTINGS_FILE_NAME);
+        std::fs::write(&path, "{ not json").unwrap();
+        assert!(matches!(load_settings(&path), Err(SettingsFileError::Invalid { .. })));
+    }
+}

@@ -1,0 +1,145 @@
+//! The envelope types and their JSON (see the module doc of `wire` for the shape).
+
+use pi_agent::AgentEvent;
+use pi_ai::{AssistantBlock, AssistantMessageEvent};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+/// The wire protocol version; see the bump rule in the `wire` module doc.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// One numbered message to the UI.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    /// Sequence number, from 1, without gaps.
+    pub seq: u64,
+    /// What it carries.
+    pub payload: EnvelopePayload,
+}
+
+/// An agent event or a host notice.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EnvelopePayload {
+    /// An AgentEvent, serialised in pi's JSON with the wire's `message_update` rule.
+    Event(AgentEvent),
+    /// A host-level notice.
+    Notice(HostNotice),
+}
+
+/// What the host tells the UI beside the agent's events.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum HostNotice {
+    /// The agent's runtime state after a change.
+    State {
+        /// A run is active (until it settles).
+        is_streaming: bool,
+        /// Tool calls running now, in start order.
+        pending_tool_calls: Vec<String>,
+        /// The error of the most recent failed or aborted turn.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+    },
+    /// The run settled (after the `agent_end` listeners); Send may be re-enabled.
+    Idle,
+    /// A host-side failure beside the run; `message` is safe to show.
+    Error {
+        /// Which part of the host failed.
+        source: NoticeSource,
+        /// What to tell the user.
+        message: String,
+    },
+}
+
+/// The origin of an error notice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoticeSource {
+    /// Saving the conversation failed.
+    Persistence,
+    /// The settings could not be read or resolved.
+    Settings,
+    /// The run itself failed outside the agent's own error reporting.
+    Run,
+}
+
+impl Serialize for Envelope {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("v", &PROTOCOL_VERSION)?;
+        map.serialize_entry("seq", &self.seq)?;
+        match &self.payload {
+            EnvelopePayload::Event(event) => {
+                map.serialize_entry("kind", "event")?;
+                map.serialize_entry("event", &WireEvent(event))?;
+            }
+            EnvelopePayload::Notice(notice) => {
+                map.serialize_entry("kind", "notice")?;
+                map.serialize_entry("notice", notice)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// An AgentEvent in wire form: pi's JSON, except `message_update` (see the module doc).
+struct WireEvent<'a>(&'a AgentEvent);
+
+impl Serialize for WireEvent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            AgentEvent::MessageUpdate { assistant_message_event, .. } => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("type", "message_update")?;
+                map.serialize_entry("assistantMessageEvent", &WireAssistantEvent(assistant_message_event))?;
+                map.end()
+            }
+            AgentEvent::AgentStart
+            | AgentEvent::AgentEnd { .. }
+            | AgentEvent::TurnStart
+            | AgentEvent::TurnEnd { .. }
+            | AgentEvent::MessageStart { .. }
+            | AgentEvent::MessageEnd { .. }
+            | AgentEvent::ToolExecutionStart { .. }
+            | AgentEvent::ToolExecutionUpdate { .. }
+            | AgentEvent::ToolExecutionEnd { .. } => self.0.serialize(serializer),
+        }
+    }
+}
+
+/// An assistant event without `partial`, plus `block` on `*_start` events.
+struct WireAssistantEvent<'a>(&'a AssistantMessageEvent);
+
+impl Serialize for WireAssistantEvent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let event = self.0;
+        let started_block = match event {
+            AssistantMessageEvent::TextStart { content_index, partial }
+            | AssistantMessageEvent::ThinkingStart { content_index, partial }
+            | AssistantMessageEvent::ToolcallStart { content_index, partial } => partial.content.get(*content_index),
+            AssistantMessageEvent::Start { .. }
+            | AssistantMessageEvent::TextDelta { .. }
+            | AssistantMessageEvent::TextEnd { .. }
+            | AssistantMessageEvent::ThinkingDelta { .. }
+            | AssistantMessageEvent::ThinkingEnd { .. }
+            | AssistantMessageEvent::ToolcallDelta { .. }
+            | AssistantMessageEvent::ToolcallEnd { .. }
+            | AssistantMessageEvent::Done { .. }
+            | AssistantMessageEvent::Error { .. } => None,
+        };
+        let Some(block) = started_block else {
+            return event.without_partial().serialize(serializer);
+        };
+        // Re-open the partial-free form as a map and add the block.
+        let base = serde_json::to_value(event.without_partial()).map_err(serde::ser::Error::custom)?;
+        let mut map = serializer.serialize_map(None)?;
+        if let serde_json::Value::Object(fields) = base {
+            for (key, value) in &fields {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        let block: &AssistantBlock = block;
+        map.serialize_entry("block", block)?;
+        map.end()
+    }
+}

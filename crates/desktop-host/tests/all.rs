@@ -1,0 +1,9 @@
+//! The integration tests of desktop-host, one binary. Each module of `suite` covers one area.
+
+/// Shared helpers: the temporary home, the PDF writer, the loopback model server.
+mod support;
+
+mod suite {
+    /// The desktop tools as plain functions: listing, reading, refusals and safe messages.
+    mod desktop_tools;
+}
