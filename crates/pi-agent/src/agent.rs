@@ -305,6 +305,19 @@ impl AgentInner {
     }
 }
 
+/// A non-owning [`Agent`] handle; see [`Agent::downgrade`].
+#[derive(Clone, Debug)]
+pub struct WeakAgent {
+    inner: Weak<AgentInner>,
+}
+
+impl WeakAgent {
+    /// The agent, if it still exists.
+    pub fn upgrade(&self) -> Option<Agent> {
+        self.inner.upgrade().map(|inner| Agent { inner })
+    }
+}
+
 /// Returned by [`Agent::subscribe`]; call [`Subscription::unsubscribe`] to remove the listener.
 #[derive(Debug)]
 pub struct Subscription {
@@ -395,6 +408,13 @@ impl Agent {
             inner: Arc::new(AgentInner {
                 shared: Mutex::new(shared),
             }),
+        }
+    }
+
+    /// A handle that does not keep the agent alive (for tools and listeners that need to reach their agent).
+    pub fn downgrade(&self) -> WeakAgent {
+        WeakAgent {
+            inner: Arc::downgrade(&self.inner),
         }
     }
 

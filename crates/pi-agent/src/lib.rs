@@ -17,7 +17,7 @@ mod tool_update;
 
 pub use agent::{
     Agent, AgentConfig, AgentError, AgentInitialState, AgentOptions, AgentPrepareNextTurn,
-    LegacyPrepareNextTurnFn, Listener, PromptInput, Subscription,
+    LegacyPrepareNextTurnFn, Listener, PromptInput, Subscription, WeakAgent,
 };
 pub use agent_event::{AgentEvent, AgentEventSink, EmitError, EmitFuture};
 pub use agent_loop::{

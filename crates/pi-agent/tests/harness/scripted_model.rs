@@ -1,0 +1,505 @@
+//! The scripted stream function (SCENARIOS.md section 4): each call takes the next scripted response and streams it
+//! like pi-ai's HTTP providers — one live message grown in place, events produced lazily, one per pull, with the
+//! abort token checked before every event.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::stream;
+use pi_agent::{StreamFn, StreamFnError, stream_fn};
+use pi_ai::{
+    AssistantBlock, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context,
+    Cost, DoneReason, ErrorReason, Model, SimpleStreamOptions, StopReason, TextContent,
+    ThinkingContent, ToolCall, Usage, parse_streaming_json,
+};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::recorder::Recorder;
+use super::trace::{normalize, object};
+
+/// pi-ai's faux provider text for aborted requests.
+const ABORT_ERROR_MESSAGE: &str = "Request was aborted";
+
+/// Builds the scripted stream function over `responses`; every call is logged in `requests`.
+pub fn scripted_stream_fn(responses: Vec<Value>, recorder: Arc<Recorder>) -> StreamFn {
+    let cursor = Arc::new(Mutex::new((0usize, 0u64)));
+    let responses = Arc::new(responses);
+    stream_fn(
+        move |model: Model, context: Context, options: SimpleStreamOptions| {
+            let signal = options.base.signal.clone().unwrap_or_default();
+            let aborted = signal.is_cancelled();
+            let (index, request_number) = {
+                let mut cursor = cursor.lock().unwrap_or_else(PoisonError::into_inner);
+                cursor.1 += 1;
+                // A request made with an already-aborted signal is never "sent": it consumes no response.
+                let index = if aborted {
+                    None
+                } else {
+                    cursor.0 += 1;
+                    Some(cursor.0 - 1).filter(|index| *index < responses.len())
+                };
+                (index, cursor.1)
+            };
+            let response = index.and_then(|index| responses.get(index).cloned());
+            let logged = log_request(
+                &recorder,
+                request_number,
+                &model,
+                &context,
+                &options,
+                index,
+                aborted,
+            );
+            let result = match logged {
+                Err(error) => Err(StreamFnError::new(error.to_string())),
+                Ok(()) => match response.as_ref().and_then(|response| response.get("throw")) {
+                    Some(message) => Err(StreamFnError::new(message.as_str().unwrap_or_default())),
+                    None => {
+                        let effective = response.unwrap_or_else(|| {
+                        if aborted {
+                            serde_json::json!({ "steps": [] })
+                        } else {
+                            serde_json::json!({
+                                "failBeforeStart": format!("scripted model: no response left for request {request_number}")
+                            })
+                        }
+                    });
+                        Ok(AssistantMessageEventStream::from_events(events(
+                            effective, model, signal,
+                        )))
+                    }
+                },
+            };
+            futures_util::future::ready(result)
+        },
+    )
+}
+
+fn log_request(
+    recorder: &Recorder,
+    request_number: u64,
+    model: &Model,
+    context: &Context,
+    options: &SimpleStreamOptions,
+    index: Option<usize>,
+    aborted: bool,
+) -> Result<(), super::HarnessError> {
+    let messages = normalize(&context.messages)?;
+    let tools: Vec<Value> = context
+        .tools
+        .iter()
+        .flatten()
+        .map(|tool| Value::String(tool.name.clone()))
+        .collect();
+    recorder.push_with_seq(super::recorder::Log::Requests, |seq, event_index| {
+        let mut entries = vec![
+            ("seq", Value::from(seq)),
+            ("request", Value::from(request_number)),
+            ("eventIndex", Value::from(event_index)),
+            ("model", Value::String(model.id.clone())),
+        ];
+        if let Some(reasoning) = options.reasoning {
+            entries.push(("reasoning", Value::String(reasoning.as_str().to_string())));
+        }
+        entries.extend([
+            (
+                "systemPrompt",
+                context
+                    .system_prompt
+                    .clone()
+                    .map_or(Value::Null, Value::String),
+            ),
+            ("tools", Value::Array(tools)),
+            ("messages", messages),
+            ("response", index.map_or(Value::Null, Value::from)),
+            ("signalAborted", Value::Bool(aborted)),
+        ]);
+        object(entries)
+    });
+    Ok(())
+}
+
+/// Completes a partial usage spec: counters default to 0, `totalTokens` to their sum, cost to zeros.
+pub fn complete_usage(spec: Option<&Value>) -> Usage {
+    let mut usage = Usage::default();
+    let Some(Value::Object(spec)) = spec else {
+        return usage;
+    };
+    let count = |key: &str| spec.get(key).and_then(Value::as_u64).unwrap_or(0);
+    usage.input = count("input");
+    usage.output = count("output");
+    usage.cache_read = count("cacheRead");
+    usage.cache_write = count("cacheWrite");
+    usage.total_tokens = spec
+        .get("totalTokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(usage.input + usage.output + usage.cache_read + usage.cache_write);
+    if let Some(Value::Object(cost)) = spec.get("cost") {
+        let price =
+            |key: &str, default: f64| cost.get(key).and_then(Value::as_f64).unwrap_or(default);
+        let base = Cost::default();
+        usage.cost = Cost {
+            input: price("input", base.input),
+            output: price("output", base.output),
+            cache_read: price("cacheRead", base.cache_read),
+            cache_write: price("cacheWrite", base.cache_write),
+            total: price("total", base.total),
+        };
+    }
+    usage
+}
+
+/// One compiled stream operation.
+enum Op {
+    Sleep(u64),
+    WaitForAbort,
+    Fail(String),
+    TextStart { thinking: bool },
+    TextDelta { thinking: bool, chunk: String },
+    TextEnd { thinking: bool },
+    ToolStart { id: String, name: String },
+    ToolDelta { chunk: String },
+    ToolEnd,
+}
+
+fn compile(response: &Value) -> VecDeque<Op> {
+    let mut ops = VecDeque::new();
+    for step in response
+        .get("steps")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let end = step.get("end") != Some(&Value::Bool(false));
+        if let Some(ms) = step.get("sleep") {
+            ops.push_back(Op::Sleep(ms.as_u64().unwrap_or(0)));
+        } else if step.get("waitForAbort").is_some() {
+            ops.push_back(Op::WaitForAbort);
+        } else if let Some(message) = step.get("error") {
+            ops.push_back(Op::Fail(message.as_str().unwrap_or_default().to_string()));
+        } else if let Some(chunks) = step.get("text").or_else(|| step.get("thinking")) {
+            let thinking = step.get("text").is_none();
+            ops.push_back(Op::TextStart { thinking });
+            for chunk in chunks.as_array().into_iter().flatten() {
+                ops.push_back(Op::TextDelta {
+                    thinking,
+                    chunk: chunk.as_str().unwrap_or_default().to_string(),
+                });
+            }
+            if end {
+                ops.push_back(Op::TextEnd { thinking });
+            }
+        } else if let Some(call) = step.get("toolCall") {
+            let text = |key: &str| {
+                call.get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            ops.push_back(Op::ToolStart {
+                id: text("id"),
+                name: text("name"),
+            });
+            let chunks: Vec<String> = match call.get("args") {
+                Some(Value::Array(chunks)) => chunks
+                    .iter()
+                    .map(|chunk| chunk.as_str().unwrap_or_default().to_string())
+                    .collect(),
+                Some(args) => vec![args.to_string()],
+                None => vec!["{}".to_string()],
+            };
+            for chunk in chunks {
+                ops.push_back(Op::ToolDelta { chunk });
+            }
+            if end {
+                ops.push_back(Op::ToolEnd);
+            }
+        }
+    }
+    ops
+}
+
+/// The producer state between pulls.
+struct Producer {
+    response: Value,
+    output: AssistantMessage,
+    signal: CancellationToken,
+    ops: VecDeque<Op>,
+    started: bool,
+    finished: bool,
+    current_index: usize,
+    json: String,
+}
+
+fn events(
+    response: Value,
+    model: Model,
+    signal: CancellationToken,
+) -> impl futures_util::Stream<Item = AssistantMessageEvent> + Send {
+    let mut output = AssistantMessage::empty(&model);
+    if let Some(Value::String(id)) = response.get("responseId") {
+        output.response_id = Some(id.clone());
+    }
+    let ops = compile(&response);
+    let producer = Producer {
+        response,
+        output,
+        signal,
+        ops,
+        started: false,
+        finished: false,
+        current_index: 0,
+        json: String::new(),
+    };
+    stream::unfold(producer, |mut producer| async move {
+        let event = producer.next_event().await?;
+        Some((event, producer))
+    })
+}
+
+impl Producer {
+    fn aborted(&mut self) -> AssistantMessageEvent {
+        self.finished = true;
+        self.output.stop_reason = StopReason::Aborted;
+        self.output.error_message = Some(ABORT_ERROR_MESSAGE.to_string());
+        AssistantMessageEvent::Error {
+            reason: ErrorReason::Aborted,
+            error: self.output.clone(),
+        }
+    }
+
+    fn failed(&mut self, message: String) -> AssistantMessageEvent {
+        self.finished = true;
+        self.output.stop_reason = StopReason::Error;
+        self.output.error_message = Some(message);
+        self.output.usage = complete_usage(self.response.get("usage"));
+        AssistantMessageEvent::Error {
+            reason: ErrorReason::Error,
+            error: self.output.clone(),
+        }
+    }
+
+    async fn next_event(&mut self) -> Option<AssistantMessageEvent> {
+        if self.finished {
+            return None;
+        }
+        if !self.started {
+            self.started = true;
+            if self.signal.is_cancelled() {
+                return Some(self.aborted());
+            }
+            if let Some(message) = self.response.get("failBeforeStart") {
+                return Some(self.failed(message.as_str().unwrap_or_default().to_string()));
+            }
+            return Some(AssistantMessageEvent::Start {
+                partial: self.output.clone(),
+            });
+        }
+        loop {
+            if self.signal.is_cancelled() {
+                return Some(self.aborted());
+            }
+            let Some(op) = self.ops.pop_front() else {
+                return Some(self.finish());
+            };
+            match op {
+                Op::Sleep(ms) => {
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                        () = self.signal.cancelled() => {}
+                    }
+                }
+                Op::WaitForAbort => self.signal.cancelled().await,
+                Op::Fail(message) => return Some(self.failed(message)),
+                Op::TextStart { thinking } => {
+                    let block = if thinking {
+                        AssistantBlock::thinking("")
+                    } else {
+                        AssistantBlock::text("")
+                    };
+                    self.output.content.push(Arc::new(block));
+                    self.current_index = self.output.content.len() - 1;
+                    let (content_index, partial) = (self.current_index, self.output.clone());
+                    return Some(if thinking {
+                        AssistantMessageEvent::ThinkingStart {
+                            content_index,
+                            partial,
+                        }
+                    } else {
+                        AssistantMessageEvent::TextStart {
+                            content_index,
+                            partial,
+                        }
+                    });
+                }
+                Op::TextDelta { thinking, chunk } => {
+                    let index = self.current_index;
+                    if let Some(block) = self.output.content.get_mut(index) {
+                        let grown = match block.as_ref() {
+                            AssistantBlock::Text(text) => AssistantBlock::Text(TextContent {
+                                text: text.text.appended(&chunk),
+                                ..text.clone()
+                            }),
+                            AssistantBlock::Thinking(text) => {
+                                AssistantBlock::Thinking(ThinkingContent {
+                                    thinking: text.thinking.appended(&chunk),
+                                    ..text.clone()
+                                })
+                            }
+                            AssistantBlock::ToolCall(call) => {
+                                AssistantBlock::ToolCall(call.clone())
+                            }
+                        };
+                        *block = Arc::new(grown);
+                    }
+                    let partial = self.output.clone();
+                    return Some(if thinking {
+                        AssistantMessageEvent::ThinkingDelta {
+                            content_index: index,
+                            delta: chunk,
+                            partial,
+                        }
+                    } else {
+                        AssistantMessageEvent::TextDelta {
+                            content_index: index,
+                            delta: chunk,
+                            partial,
+                        }
+                    });
+                }
+                Op::TextEnd { thinking } => {
+                    let index = self.current_index;
+                    let content = match self.output.content.get(index).map(AsRef::as_ref) {
+                        Some(AssistantBlock::Text(text)) => text.text.to_string(),
+                        Some(AssistantBlock::Thinking(text)) => text.thinking.to_string(),
+                        Some(AssistantBlock::ToolCall(_)) | None => String::new(),
+                    };
+                    let partial = self.output.clone();
+                    return Some(if thinking {
+                        AssistantMessageEvent::ThinkingEnd {
+                            content_index: index,
+                            content,
+                            partial,
+                        }
+                    } else {
+                        AssistantMessageEvent::TextEnd {
+                            content_index: index,
+                            content,
+                            partial,
+                        }
+                    });
+                }
+                Op::ToolStart { id, name } => {
+                    self.json.clear();
+                    let block = ToolCall::new(id, name, Value::Object(serde_json::Map::new()));
+                    self.output
+                        .content
+                        .push(Arc::new(AssistantBlock::ToolCall(block)));
+                    self.current_index = self.output.content.len() - 1;
+                    return Some(AssistantMessageEvent::ToolcallStart {
+                        content_index: self.current_index,
+                        partial: self.output.clone(),
+                    });
+                }
+                Op::ToolDelta { chunk } => {
+                    self.json.push_str(&chunk);
+                    self.set_arguments();
+                    return Some(AssistantMessageEvent::ToolcallDelta {
+                        content_index: self.current_index,
+                        delta: chunk,
+                        partial: self.output.clone(),
+                    });
+                }
+                Op::ToolEnd => {
+                    let tool_call = self.set_arguments();
+                    return Some(AssistantMessageEvent::ToolcallEnd {
+                        content_index: self.current_index,
+                        tool_call,
+                        partial: self.output.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Re-parses the accumulated argument JSON into the current tool-call block; returns the block.
+    fn set_arguments(&mut self) -> ToolCall {
+        let arguments = parse_streaming_json(&self.json);
+        let mut call = match self
+            .output
+            .content
+            .get(self.current_index)
+            .map(AsRef::as_ref)
+        {
+            Some(AssistantBlock::ToolCall(call)) => call.clone(),
+            _ => ToolCall::new("", "", Value::Null),
+        };
+        call.arguments = arguments;
+        if let Some(block) = self.output.content.get_mut(self.current_index) {
+            *block = Arc::new(AssistantBlock::ToolCall(call.clone()));
+        }
+        call
+    }
+
+    fn finish(&mut self) -> AssistantMessageEvent {
+        self.finished = true;
+        let has_tool_call = self
+            .response
+            .get("steps")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|step| step.get("toolCall").is_some());
+        let reason = match self.response.get("stopReason").and_then(Value::as_str) {
+            Some("stop") => StopReason::Stop,
+            Some("length") => StopReason::Length,
+            Some("toolUse") => StopReason::ToolUse,
+            Some("error") => StopReason::Error,
+            Some("aborted") => StopReason::Aborted,
+            _ if has_tool_call => StopReason::ToolUse,
+            _ => StopReason::Stop,
+        };
+        let error_message = self
+            .response
+            .get("errorMessage")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        self.output.usage = complete_usage(self.response.get("usage"));
+        self.output.stop_reason = reason;
+        match reason {
+            StopReason::Error | StopReason::Aborted => {
+                self.output.error_message =
+                    Some(error_message.unwrap_or_else(|| "An unknown error occurred".to_string()));
+                let reason = if reason == StopReason::Error {
+                    ErrorReason::Error
+                } else {
+                    ErrorReason::Aborted
+                };
+                AssistantMessageEvent::Error {
+                    reason,
+                    error: self.output.clone(),
+                }
+            }
+            StopReason::Stop
+            | StopReason::Length
+            | StopReason::ToolUse
+            | StopReason::Pending
+            | StopReason::Deferred => {
+                if error_message.is_some() {
+                    self.output.error_message = error_message;
+                }
+                let done = match reason {
+                    StopReason::Length => DoneReason::Length,
+                    StopReason::ToolUse => DoneReason::ToolUse,
+                    _ => DoneReason::Stop,
+                };
+                AssistantMessageEvent::Done {
+                    reason: done,
+                    message: self.output.clone(),
+                }
+            }
+        }
+    }
+}
