@@ -1,1 +1,48 @@
-//! Conversations on disk: an embedded SQLite database with versioned migrations and full-text search.
+//! Conversations on disk: an embedded SQLite database (WAL) in the app's data folder.
+//!
+//! [`Store`] is the database handle: conversations (id, title, model, created/updated), their messages as pi JSON
+//! in order, full-text search, soft delete with undo, export. [`ConversationRecorder`] is what the host's agent
+//! subscriber feeds: it appends each message at `message_end` and checkpoints the streaming assistant message at
+//! most once per second (and on demand, for abort and error). [`Transcript`] rebuilds the Agent's messages when a
+//! conversation is reopened; a checkpoint that never reached `message_end` (the app died while streaming) comes
+//! back marked interrupted and is handed to the Agent as an aborted message, which pi never replays to a model.
+//!
+//! Invariants:
+//! - The app never deletes the database file. A migration first copies it to a backup beside it; a corrupt file
+//!   is renamed aside and a fresh database is started ([`StoreNotice`] says so).
+//! - Writes only add or finish rows of the conversation being written; a failing write (disk full, read-only
+//!   folder, corruption) returns a [`StoreError`] whose [`StoreError::kind`] the host turns into a notice, and the
+//!   chat goes on in memory. Error texts name paths and ids, never message content or keys.
+//! - All methods are synchronous and short; the connection sits behind a std mutex locked inside each method.
+
+mod clock;
+mod database_file;
+mod day_groups;
+mod error;
+mod export;
+mod message_text;
+mod migrations;
+mod recorder;
+mod search;
+mod snippet;
+mod store_handle;
+mod title;
+mod transcript;
+
+#[cfg(test)]
+mod tests;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use day_groups::{DayGroup, DayZone, group_by_day};
+pub use error::{StoreError, StoreErrorKind};
+pub use export::ExportFormat;
+pub use migrations::SCHEMA_VERSION;
+pub use recorder::{CHECKPOINT_INTERVAL_MS, CheckpointWrite, ConversationRecorder};
+pub use search::SearchHit;
+pub use snippet::SnippetPart;
+pub use store_handle::{
+    ConversationId, ConversationSummary, DATABASE_FILE_NAME, OpenedStore, Store, StoreNotice,
+    UNDO_WINDOW_MS,
+};
+pub use title::title_from_text;
+pub use transcript::{EntryState, INTERRUPTED_ERROR_MESSAGE, Transcript, TranscriptEntry};

@@ -1,0 +1,142 @@
+//! Opening the database file: connection settings, the corruption check, moving a corrupt file aside, migrating.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::error::{StoreError, is_corruption};
+use super::migrations::{MigrationOutcome, migrate};
+use super::store_handle::StoreNotice;
+
+/// Opens (creating when missing) the database at `path`, ready at the current schema.
+///
+/// A file SQLite calls corrupt or not a database is renamed to `<file>.corrupt-<stamp>` (its `-wal` and `-shm`
+/// companions follow, so the pair still opens together), reported in the notices, and replaced by a fresh
+/// database. Every other failure (read-only folder, full disk, a newer schema) is returned and the file is left
+/// as it was.
+pub(crate) fn open_database_file(
+    path: &Path,
+    stamp: &str,
+) -> Result<(Connection, Vec<StoreNotice>), StoreError> {
+    if let Some(folder) = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+    {
+        fs::create_dir_all(folder).map_err(|source| StoreError::CreateFolder {
+            path: folder.to_path_buf(),
+            source,
+        })?;
+    }
+    let mut notices = Vec::new();
+    let connection = match open_checked(path, stamp, &mut notices) {
+        Ok(connection) => connection,
+        Err(OpenFailure::Corrupt) => {
+            let moved_to = move_aside(path, stamp)?;
+            notices.push(StoreNotice::CorruptDatabaseMovedAside { moved_to });
+            open_checked(path, stamp, &mut notices).map_err(|failure| match failure {
+                OpenFailure::Corrupt => StoreError::Open {
+                    path: path.to_path_buf(),
+                    source: rusqlite::Error::SqliteFailure(
+                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+                        Some("a fresh database was corrupt right after creation".to_owned()),
+                    ),
+                },
+                OpenFailure::Error(error) => error,
+            })?
+        }
+        Err(OpenFailure::Error(error)) => return Err(error),
+    };
+    Ok((connection, notices))
+}
+
+/// Applies the connection settings every store connection uses.
+pub(crate) fn configure(connection: &Connection) -> rusqlite::Result<()> {
+    connection.busy_timeout(Duration::from_secs(5))?;
+    // journal_mode answers with a row, so it is read rather than executed.
+    let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "foreign_keys", true)?;
+    Ok(())
+}
+
+enum OpenFailure {
+    Corrupt,
+    Error(StoreError),
+}
+
+fn open_checked(
+    path: &Path,
+    stamp: &str,
+    notices: &mut Vec<StoreNotice>,
+) -> Result<Connection, OpenFailure> {
+    let open_error = |source: rusqlite::Error| {
+        if is_corruption(&source) {
+            OpenFailure::Corrupt
+        } else {
+            OpenFailure::Error(StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let mut connection = Connection::open(path).map_err(open_error)?;
+    configure(&connection).map_err(open_error)?;
+    let verdict: String = connection
+        .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+        .map_err(open_error)?;
+    if verdict != "ok" {
+        return Err(OpenFailure::Corrupt);
+    }
+    match migrate(&mut connection, Some(path), stamp) {
+        Ok(MigrationOutcome::Upgraded { from, to, backup }) => {
+            notices.push(StoreNotice::Migrated { from, to, backup });
+        }
+        Ok(MigrationOutcome::UpToDate | MigrationOutcome::Created) => {}
+        Err(StoreError::Migration { source, .. } | StoreError::Sqlite { source, .. })
+            if is_corruption(&source) =>
+        {
+            return Err(OpenFailure::Corrupt);
+        }
+        Err(error) => return Err(OpenFailure::Error(error)),
+    }
+    Ok(connection)
+}
+
+/// Renames the database and its WAL companions to `<file>.corrupt-<stamp>[-n]`; returns the new database path.
+fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf, StoreError> {
+    let file_name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = format!("{file_name}.corrupt-{stamp}");
+    let mut moved_to = path.with_file_name(&base);
+    let mut n_tries = 1;
+    while moved_to.exists() {
+        n_tries += 1;
+        moved_to = path.with_file_name(format!("{base}-{n_tries}"));
+    }
+    fs::rename(path, &moved_to).map_err(|source| StoreError::MoveAside {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    for suffix in ["-wal", "-shm"] {
+        let companion = companion_path(path, suffix);
+        if companion.exists() {
+            fs::rename(&companion, companion_path(&moved_to, suffix)).map_err(|source| {
+                StoreError::MoveAside {
+                    path: companion,
+                    source,
+                }
+            })?;
+        }
+    }
+    Ok(moved_to)
+}
+
+fn companion_path(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}

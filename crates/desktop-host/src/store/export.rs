@@ -1,0 +1,237 @@
+//! Exporting a conversation: Markdown for people, JSON lines for programs.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::error::StoreError;
+use super::message_text::{role_of, text_of_block};
+use super::store_handle::{ConversationId, Store};
+use super::transcript::{EntryState, Transcript, TranscriptEntry};
+
+/// The export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ExportFormat {
+    /// A readable document: a heading per message, tool calls and results as code blocks.
+    Markdown,
+    /// One JSON object per line: first `{"type":"conversation",…}` with the conversation's fields, then one
+    /// `{"type":"message","seq":n,"message":{pi JSON}}` per message (with `"interrupted":true` when it is).
+    JsonLines,
+}
+
+impl ExportFormat {
+    /// The usual file extension, without the dot.
+    pub fn file_extension(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            Self::JsonLines => "jsonl",
+        }
+    }
+}
+
+impl Store {
+    /// The conversation in the given format; the caller writes it wherever the user chose.
+    pub fn export_conversation(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+    ) -> Result<String, StoreError> {
+        let transcript = self.load_transcript(id)?;
+        match format {
+            ExportFormat::Markdown => Ok(to_markdown(&transcript)),
+            ExportFormat::JsonLines => to_json_lines(&transcript),
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ConversationLine<'a> {
+    r#type: &'static str,
+    id: &'a str,
+    title: Option<&'a str>,
+    model: Option<&'a str>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageLine<'a> {
+    r#type: &'static str,
+    seq: i64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
+    message: &'a Value,
+}
+
+fn to_json_lines(transcript: &Transcript) -> Result<String, StoreError> {
+    let conversation = &transcript.conversation;
+    let header = ConversationLine {
+        r#type: "conversation",
+        id: conversation.id.as_str(),
+        title: conversation.title.as_deref(),
+        model: conversation.model.as_deref(),
+        created_at: conversation.created_at,
+        updated_at: conversation.updated_at,
+    };
+    let mut output = serde_json::to_string(&header).map_err(StoreError::Serialise)?;
+    output.push('\n');
+    for entry in &transcript.entries {
+        let line = MessageLine {
+            r#type: "message",
+            seq: entry.seq,
+            interrupted: entry.state == EntryState::Interrupted,
+            message: &entry.message,
+        };
+        output.push_str(&serde_json::to_string(&line).map_err(StoreError::Serialise)?);
+        output.push('\n');
+    }
+    Ok(output)
+}
+
+fn to_markdown(transcript: &Transcript) -> String {
+    let conversation = &transcript.conversation;
+    let mut output = format!(
+        "# {}\n",
+        conversation
+            .title
+            .as_deref()
+            .unwrap_or("Untitled conversation")
+    );
+    if let Some(model) = &conversation.model {
+        let _ = write!(output, "\nModel: `{model}`\n");
+    }
+    for entry in &transcript.entries {
+        output.push('\n');
+        write_entry(&mut output, entry);
+    }
+    output
+}
+
+fn write_entry(output: &mut String, entry: &TranscriptEntry) {
+    let message = &entry.message;
+    let role = role_of(message).unwrap_or("message");
+    match role {
+        "user" => output.push_str("## User\n"),
+        "assistant" => output.push_str("## Assistant\n"),
+        "toolResult" => {
+            let tool_name = message
+                .get("toolName")
+                .and_then(Value::as_str)
+                .unwrap_or("tool");
+            let is_error = message.get("isError").and_then(Value::as_bool) == Some(true);
+            let _ = writeln!(
+                output,
+                "## Tool result: `{tool_name}`{}",
+                if is_error { " (error)" } else { "" }
+            );
+        }
+        custom => {
+            let _ = writeln!(output, "## {custom}");
+        }
+    }
+    match message.get("content") {
+        Some(Value::String(text)) => write_paragraph(output, text, role),
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                write_block(output, block, role);
+            }
+        }
+        Some(_) | None => {
+            if !matches!(role, "user" | "assistant" | "toolResult") {
+                write_fenced(output, "json", &pretty(message));
+            }
+        }
+    }
+    if role == "assistant" {
+        match message.get("stopReason").and_then(Value::as_str) {
+            Some("error") => write_note(output, "Error", message),
+            Some("aborted") => write_note(output, "Stopped", message),
+            Some(_) | None => {}
+        }
+    }
+    if entry.state == EntryState::Interrupted {
+        output.push_str("\n*Interrupted before this message was complete.*\n");
+    }
+}
+
+fn write_block(output: &mut String, block: &Value, role: &str) {
+    if let Some(text) = text_of_block(block) {
+        write_paragraph(output, text, role);
+        return;
+    }
+    match block.get("type").and_then(Value::as_str) {
+        Some("thinking") => {
+            let thinking = block
+                .get("thinking")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if !thinking.trim().is_empty() {
+                output.push_str("\n<details><summary>Thinking</summary>\n\n");
+                output.push_str(thinking.trim_end());
+                output.push_str("\n\n</details>\n");
+            }
+        }
+        Some("toolCall") => {
+            let name = block.get("name").and_then(Value::as_str).unwrap_or("tool");
+            let _ = write!(output, "\n**Tool call** `{name}`\n");
+            write_fenced(
+                output,
+                "json",
+                &pretty(block.get("arguments").unwrap_or(&Value::Null)),
+            );
+        }
+        Some("image") => {
+            let mime_type = block
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("image");
+            let _ = write!(output, "\n*[image: {mime_type}]*\n");
+        }
+        Some(_) | None => write_fenced(output, "json", &pretty(block)),
+    }
+}
+
+/// Tool output is shown verbatim in a code block; what people and models wrote is Markdown already.
+fn write_paragraph(output: &mut String, text: &str, role: &str) {
+    if role == "toolResult" {
+        write_fenced(output, "", text);
+    } else if !text.trim().is_empty() {
+        output.push('\n');
+        output.push_str(text.trim_end());
+        output.push('\n');
+    }
+}
+
+fn write_note(output: &mut String, label: &str, message: &Value) {
+    match message.get("errorMessage").and_then(Value::as_str) {
+        Some(error_message) => {
+            let _ = write!(output, "\n*{label}: {error_message}*\n");
+        }
+        None => {
+            let _ = write!(output, "\n*{label}.*\n");
+        }
+    }
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside, so the content cannot close it.
+fn write_fenced(output: &mut String, language: &str, content: &str) {
+    let mut longest_run = 0;
+    let mut run = 0;
+    for character in content.chars() {
+        run = if character == '`' { run + 1 } else { 0 };
+        longest_run = longest_run.max(run);
+    }
+    let fence = "`".repeat(longest_run.max(2) + 1);
+    let _ = write!(
+        output,
+        "\n{fence}{language}\n{}\n{fence}\n",
+        content.trim_end_matches('\n')
+    );
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}

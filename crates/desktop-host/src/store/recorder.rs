@@ -1,0 +1,152 @@
+//! The recorder: what the host's agent subscriber calls to save one conversation as it happens.
+//!
+//! Event mapping (the host's subscriber does this): `message_update` of the assistant message →
+//! [`ConversationRecorder::on_message_update`] with the partial message; `message_end` of any message →
+//! [`ConversationRecorder::on_message_end`]; the user pressed Stop or the run failed →
+//! [`ConversationRecorder::checkpoint_now`] with the latest partial, before the final `message_end` arrives.
+//!
+//! Failures never lose order: a message whose save failed stays queued in the recorder and is written, in order,
+//! before the next one; every call reports the failure so the host can show it, while the Agent keeps the
+//! conversation in memory.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::error::StoreError;
+use super::message_text::role_of;
+use super::store_handle::{ConversationId, Store};
+
+/// The least time between two checkpoints of one streaming message.
+pub const CHECKPOINT_INTERVAL_MS: i64 = 1_000;
+
+/// What [`ConversationRecorder::on_message_update`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckpointWrite {
+    /// The partial message was saved.
+    Written,
+    /// Less than [`CHECKPOINT_INTERVAL_MS`] passed since the last checkpoint; nothing was written.
+    Throttled,
+}
+
+/// Saves one conversation's messages as the Agent produces them. Not shared: one recorder per conversation, fed
+/// in event order by the host's subscriber.
+#[derive(Debug)]
+pub struct ConversationRecorder {
+    store: Store,
+    conversation_id: ConversationId,
+    /// The message streaming now, once its first update arrived.
+    streaming: Option<StreamingCheckpoint>,
+    /// Saves that failed, oldest first; retried before anything new is written.
+    unsaved: VecDeque<PendingWrite>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct StreamingCheckpoint {
+    /// Its checkpoint row, once one was written.
+    seq: Option<i64>,
+    /// When a checkpoint was last attempted; failed attempts are throttled too, so a full disk is not asked
+    /// again on every delta.
+    attempted_at: i64,
+}
+
+#[derive(Debug)]
+enum PendingWrite {
+    /// A finished message to add at the end.
+    Append(Value),
+    /// A finished message that completes the checkpoint row `seq`.
+    Finish { seq: i64, message: Value },
+}
+
+impl ConversationRecorder {
+    /// A recorder appending to `conversation_id` (which must exist in `store`).
+    pub fn new(store: Store, conversation_id: ConversationId) -> Self {
+        Self {
+            store,
+            conversation_id,
+            streaming: None,
+            unsaved: VecDeque::new(),
+        }
+    }
+
+    /// The conversation being recorded.
+    pub fn conversation_id(&self) -> &ConversationId {
+        &self.conversation_id
+    }
+
+    /// How many finished messages are waiting to be saved after a failure.
+    pub fn n_unsaved(&self) -> usize {
+        self.unsaved.len()
+    }
+
+    /// A streaming update of the assistant message: saves `partial` if this is the message's first update or at
+    /// least [`CHECKPOINT_INTERVAL_MS`] passed since its last checkpoint; otherwise does nothing.
+    pub fn on_message_update(&mut self, partial: &Value) -> Result<CheckpointWrite, StoreError> {
+        let now = self.store.now_ms();
+        if let Some(streaming) = self.streaming {
+            if now - streaming.attempted_at < CHECKPOINT_INTERVAL_MS {
+                return Ok(CheckpointWrite::Throttled);
+            }
+        }
+        self.write_checkpoint(partial, now)?;
+        Ok(CheckpointWrite::Written)
+    }
+
+    /// Saves `partial` at once, whatever the throttle says: for Stop and run errors, so the newest text is on disk
+    /// even if the app dies before `message_end`.
+    pub fn checkpoint_now(&mut self, partial: &Value) -> Result<(), StoreError> {
+        let now = self.store.now_ms();
+        self.write_checkpoint(partial, now)
+    }
+
+    /// A message ended: saves it (completing its checkpoint, if it had one) after any earlier unsaved ones.
+    pub fn on_message_end(&mut self, message: &Value) -> Result<(), StoreError> {
+        if role_of(message).is_none() {
+            return Err(StoreError::MessageWithoutRole);
+        }
+        let write = match self.streaming.take().and_then(|streaming| streaming.seq) {
+            Some(seq) => PendingWrite::Finish {
+                seq,
+                message: message.clone(),
+            },
+            None => PendingWrite::Append(message.clone()),
+        };
+        self.unsaved.push_back(write);
+        self.flush_unsaved()
+    }
+
+    /// Retries the saves that failed earlier (the host may call this when the disk has room again).
+    pub fn flush_unsaved(&mut self) -> Result<(), StoreError> {
+        while let Some(write) = self.unsaved.front() {
+            match write {
+                PendingWrite::Append(message) => {
+                    self.store.append_message(&self.conversation_id, message)?;
+                }
+                PendingWrite::Finish { seq, message } => {
+                    self.store
+                        .finish_checkpoint(&self.conversation_id, *seq, message)?;
+                }
+            }
+            self.unsaved.pop_front();
+        }
+        Ok(())
+    }
+
+    fn write_checkpoint(&mut self, partial: &Value, now: i64) -> Result<(), StoreError> {
+        let known_seq = self.streaming.and_then(|streaming| streaming.seq);
+        self.streaming = Some(StreamingCheckpoint {
+            seq: known_seq,
+            attempted_at: now,
+        });
+        // Earlier messages first, or the checkpoint would take their place in the order.
+        self.flush_unsaved()?;
+        let seq = self
+            .store
+            .write_checkpoint(&self.conversation_id, known_seq, partial)?;
+        self.streaming = Some(StreamingCheckpoint {
+            seq: Some(seq),
+            attempted_at: now,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,131 @@
+//! Full-text search over every message of the live conversations.
+//!
+//! The index (`message_search`, FTS5 with the trigram tokenizer) holds each message's readable text. A query is
+//! split at whitespace into terms that must all occur, as substrings and case-insensitively: terms of three or
+//! more characters go through the index (`MATCH` on a quoted phrase), shorter ones (a one- or two-character
+//! Chinese word, say) through `LIKE` on the same table. Substring matching is what makes Chinese, which does not
+//! separate words with spaces, searchable at all.
+
+use rusqlite::params_from_iter;
+use rusqlite::types::Value as SqlValue;
+
+use super::error::StoreError;
+use super::snippet::{SnippetPart, snippet};
+use super::store_handle::{ConversationId, Store};
+
+/// Terms shorter than this (in characters) cannot use the trigram index.
+const TRIGRAM_CHARS: usize = 3;
+
+/// One message that matches a search.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    /// The conversation holding the message.
+    pub conversation_id: ConversationId,
+    /// That conversation's title.
+    pub conversation_title: Option<String>,
+    /// That conversation's last change, ms since the epoch (hits are ordered newest conversation first).
+    pub conversation_updated_at: i64,
+    /// The message's position in the conversation.
+    pub message_seq: i64,
+    /// The message's pi role (`user`, `assistant`, `toolResult`, or a custom one).
+    pub role: String,
+    /// The matching text around the first match, with every match highlighted.
+    pub snippet: Vec<SnippetPart>,
+}
+
+impl Store {
+    /// Finds messages containing every whitespace-separated term of `query`; at most `limit` hits, newest
+    /// conversation first, then in message order. A blank query finds nothing.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let mut terms: Vec<String> = Vec::new();
+        for term in query.split_whitespace() {
+            if !terms.iter().any(|known| known == term) {
+                terms.push(term.to_owned());
+            }
+        }
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (sql, parameters) = search_statement(&terms, limit);
+        let rows = self.with_connection(|connection| {
+            let mut statement = connection
+                .prepare(&sql)
+                .map_err(StoreError::sqlite("search messages"))?;
+            let rows = statement
+                .query_map(params_from_iter(parameters), |row| {
+                    Ok((
+                        ConversationId::from(row.get::<_, String>(0)?),
+                        row.get::<_, Option<String>>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, i64>(3)?,
+                        row.get::<_, String>(4)?,
+                        row.get::<_, String>(5)?,
+                    ))
+                })
+                .map_err(StoreError::sqlite("search messages"))?;
+            rows.collect::<Result<Vec<_>, _>>()
+                .map_err(StoreError::sqlite("search messages"))
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(
+                    conversation_id,
+                    conversation_title,
+                    conversation_updated_at,
+                    message_seq,
+                    role,
+                    text,
+                )| SearchHit {
+                    conversation_id,
+                    conversation_title,
+                    conversation_updated_at,
+                    message_seq,
+                    role,
+                    snippet: snippet(&text, &terms),
+                },
+            )
+            .collect())
+    }
+}
+
+fn search_statement(terms: &[String], limit: usize) -> (String, Vec<SqlValue>) {
+    let mut sql = String::from(
+        "SELECT m.conversation_id, c.title, c.updated_at, m.seq, m.role, message_search.text
+         FROM message_search
+         JOIN messages m ON m.id = message_search.rowid
+         JOIN conversations c ON c.id = m.conversation_id
+         WHERE c.deleted_at IS NULL",
+    );
+    let mut parameters = Vec::new();
+    let (indexed, short): (Vec<&String>, Vec<&String>) = terms
+        .iter()
+        .partition(|term| term.chars().count() >= TRIGRAM_CHARS);
+    if !indexed.is_empty() {
+        let phrases: Vec<String> = indexed
+            .iter()
+            .map(|term| format!("\"{}\"", term.replace('"', "\"\"")))
+            .collect();
+        sql.push_str(" AND message_search MATCH ?");
+        parameters.push(SqlValue::Text(phrases.join(" AND ")));
+    }
+    for term in short {
+        sql.push_str(" AND message_search.text LIKE ? ESCAPE '\\'");
+        parameters.push(SqlValue::Text(format!("%{}%", escape_like(term))));
+    }
+    sql.push_str(" ORDER BY c.updated_at DESC, m.conversation_id, m.seq LIMIT ?");
+    parameters.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    (sql, parameters)
+}
+
+fn escape_like(term: &str) -> String {
+    let mut escaped = String::with_capacity(term.len());
+    for character in term.chars() {
+        if matches!(character, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(character);
+    }
+    escaped
+}

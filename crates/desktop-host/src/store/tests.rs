@@ -1,0 +1,76 @@
+//! Store behaviour that needs the connection itself: a full disk, simulated with SQLite's page limit.
+
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use super::*;
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": text, "timestamp": 1})
+}
+
+fn limit_database_to_current_size(store: &Store) {
+    store
+        .with_connection(|connection| {
+            let n_pages: i64 = connection
+                .query_row("PRAGMA page_count", [], |row| row.get(0))
+                .unwrap();
+            let _limit: i64 = connection
+                .query_row(&format!("PRAGMA max_page_count = {n_pages}"), [], |row| {
+                    row.get(0)
+                })
+                .unwrap();
+            Ok(())
+        })
+        .unwrap();
+}
+
+fn lift_size_limit(store: &Store) {
+    store
+        .with_connection(|connection| {
+            let _limit: i64 = connection
+                .query_row("PRAGMA max_page_count = 1000000000", [], |row| row.get(0))
+                .unwrap();
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_full_disk_is_a_typed_error_keeps_saved_messages_and_retries_in_order() {
+    let folder = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_700_000_000_000);
+    let opened =
+        Store::open_with_clock(&folder.path().join(DATABASE_FILE_NAME), Arc::new(clock)).unwrap();
+    let store = opened.store;
+    let saved = store.create_conversation(None).unwrap();
+    store.append_message(&saved.id, &user("kept safe")).unwrap();
+    let live = store.create_conversation(None).unwrap();
+    let mut recorder = ConversationRecorder::new(store.clone(), live.id.clone());
+
+    limit_database_to_current_size(&store);
+    let big = user(&"x".repeat(64 * 1024));
+    let error = recorder.on_message_end(&big).unwrap_err();
+    assert_eq!(error.kind(), StoreErrorKind::DiskFull);
+    let second = user("second");
+    assert_eq!(
+        recorder.on_message_end(&second).unwrap_err().kind(),
+        StoreErrorKind::DiskFull
+    );
+    assert_eq!(recorder.n_unsaved(), 2);
+    assert_eq!(
+        store.load_transcript(&saved.id).unwrap().agent_messages(),
+        vec![user("kept safe")]
+    );
+    assert_eq!(store.load_transcript(&live.id).unwrap().entries, vec![]);
+
+    lift_size_limit(&store);
+    recorder.flush_unsaved().unwrap();
+    assert_eq!(recorder.n_unsaved(), 0);
+    assert_eq!(
+        store.load_transcript(&live.id).unwrap().agent_messages(),
+        vec![big, second]
+    );
+}
