@@ -1,5 +1,7 @@
 //! The integration tests of desktop-host, one binary. Each module of `suite` covers one area.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+
 /// Shared helpers: the temporary home, the PDF writer, the loopback model server.
 mod support;
 

@@ -28,8 +28,7 @@ pub(super) fn extract_pages(
     if document.is_encrypted() {
         return Err(bad_pdf("the document is encrypted".to_owned()));
     }
-    let page_numbers: Vec<u32> = document.get_pages().keys().copied().collect();
-    let page_count = u32::try_from(page_numbers.len()).unwrap_or(u32::MAX);
+    let page_count = u32::try_from(document.get_pages().len()).unwrap_or(u32::MAX);
     let first_page = range.first_page.unwrap_or(1);
     let last_page = range.last_page.unwrap_or(page_count).min(page_count);
     if page_count == 0 || first_page == 0 || first_page > last_page {

@@ -5,6 +5,7 @@
 //! [`DeltaCoalescer::push`] for every event and [`DeltaCoalescer::flush`] when [`DeltaCoalescer::deadline`] passes.
 //! Order is kept: any other event first releases the held delta.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use pi_agent::AgentEvent;
@@ -23,7 +24,7 @@ pub struct DeltaCoalescer {
 
 #[derive(Debug)]
 struct Held {
-    event: AgentEvent,
+    event: Arc<AgentEvent>,
     key: DeltaKey,
     first_seen: Instant,
 }
@@ -54,15 +55,16 @@ impl DeltaCoalescer {
     }
 
     /// Takes the next event; returns the events to send now, in order.
-    pub fn push(&mut self, event: AgentEvent, now: Instant) -> Vec<AgentEvent> {
+    pub fn push(&mut self, event: Arc<AgentEvent>, now: Instant) -> Vec<Arc<AgentEvent>> {
         let Some(key) = delta_key(&event).filter(|_| !self.window.is_zero()) else {
-            let mut ready: Vec<AgentEvent> = self.flush().into_iter().collect();
+            let mut ready: Vec<Arc<AgentEvent>> = self.flush().into_iter().collect();
             ready.push(event);
             return ready;
         };
         match self.held.take() {
             Some(held) if held.key == key && now < held.first_seen + self.window => {
-                self.held = Some(Held { event: merge(held.event, event), key, first_seen: held.first_seen });
+                let merged = merge(&held.event, Arc::unwrap_or_clone(event));
+                self.held = Some(Held { event: Arc::new(merged), key, first_seen: held.first_seen });
                 Vec::new()
             }
             Some(held) => {
@@ -82,7 +84,7 @@ impl DeltaCoalescer {
     }
 
     /// Releases the held delta.
-    pub fn flush(&mut self) -> Option<AgentEvent> {
+    pub fn flush(&mut self) -> Option<Arc<AgentEvent>> {
         self.held.take().map(|held| held.event)
     }
 }
@@ -107,8 +109,8 @@ fn delta_key(event: &AgentEvent) -> Option<DeltaKey> {
 }
 
 /// `older` followed by `newer` (same key): the newer snapshots with the concatenated delta.
-fn merge(older: AgentEvent, newer: AgentEvent) -> AgentEvent {
-    let older_delta = match &older {
+fn merge(older: &AgentEvent, newer: AgentEvent) -> AgentEvent {
+    let older_delta = match older {
         AgentEvent::MessageUpdate { assistant_message_event, .. } => delta_text(assistant_message_event),
         _ => None,
     };
@@ -153,5 +155,68 @@ fn delta_text(event: &AssistantMessageEvent) -> Option<String> {
         | AssistantMessageEvent::ToolcallEnd { .. }
         | AssistantMessageEvent::Done { .. }
         | AssistantMessageEvent::Error { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pi_agent::AgentMessage;
+    use pi_ai::{Api, AssistantMessage};
+
+    use super::*;
+
+    fn text_delta(content_index: usize, delta: &str) -> Arc<AgentEvent> {
+        let partial = AssistantMessage::empty_for(Api::SCRIPTED, "scripted".to_owned(), "m".to_owned());
+        Arc::new(AgentEvent::MessageUpdate {
+            message: AgentMessage::Assistant(partial.clone()),
+            assistant_message_event: AssistantMessageEvent::TextDelta {
+                content_index,
+                delta: delta.to_owned(),
+                partial,
+            },
+        })
+    }
+
+    fn deltas(events: &[Arc<AgentEvent>]) -> Vec<String> {
+        events
+            .iter()
+            .map(|event| match event.as_ref() {
+                AgentEvent::MessageUpdate { assistant_message_event, .. } => {
+                    delta_text(assistant_message_event).unwrap_or_else(|| "<no delta>".to_owned())
+                }
+                other => other.event_type().to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn deltas_within_the_window_merge_and_others_release_them_in_order() {
+        let start = Instant::now();
+        let mut coalescer = DeltaCoalescer::default();
+        assert!(coalescer.push(text_delta(0, "Hel"), start).is_empty());
+        assert!(coalescer.push(text_delta(0, "lo"), start + Duration::from_millis(5)).is_empty());
+        assert_eq!(coalescer.deadline(), Some(start + COALESCE_WINDOW));
+        let released = coalescer.push(Arc::new(AgentEvent::TurnStart), start + Duration::from_millis(6));
+        assert_eq!(deltas(&released), vec!["Hello", "turn_start"]);
+        assert_eq!(coalescer.deadline(), None);
+    }
+
+    #[test]
+    fn a_late_delta_or_another_block_starts_a_new_envelope() {
+        let start = Instant::now();
+        let mut coalescer = DeltaCoalescer::default();
+        assert!(coalescer.push(text_delta(0, "a"), start).is_empty());
+        let late = coalescer.push(text_delta(0, "b"), start + COALESCE_WINDOW);
+        assert_eq!(deltas(&late), vec!["a"]);
+        let other_block = coalescer.push(text_delta(1, "c"), start + COALESCE_WINDOW);
+        assert_eq!(deltas(&other_block), vec!["b"]);
+        assert_eq!(deltas(&coalescer.flush().into_iter().collect::<Vec<_>>()), vec!["c"]);
+    }
+
+    #[test]
+    fn a_zero_window_passes_everything_through() {
+        let mut coalescer = DeltaCoalescer::new(Duration::ZERO);
+        let now = Instant::now();
+        assert_eq!(deltas(&coalescer.push(text_delta(0, "x"), now)), vec!["x"]);
     }
 }

@@ -1,5 +1,7 @@
 //! The envelope types and their JSON (see the module doc of `wire` for the shape).
 
+use std::sync::Arc;
+
 use pi_agent::AgentEvent;
 use pi_ai::{AssistantBlock, AssistantMessageEvent};
 use serde::ser::SerializeMap;
@@ -20,8 +22,9 @@ pub struct Envelope {
 /// An agent event or a host notice.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EnvelopePayload {
-    /// An AgentEvent, serialised in pi's JSON with the wire's `message_update` rule.
-    Event(AgentEvent),
+    /// An AgentEvent, serialised in pi's JSON with the wire's `message_update` rule (shared with the Agent's
+    /// listeners, so forwarding copies nothing).
+    Event(Arc<AgentEvent>),
     /// A host-level notice.
     Notice(HostNotice),
 }

@@ -6,6 +6,8 @@
 //! arrived; when the output's receiver is gone the task stops (and callers' sends start failing, which they
 //! ignore); a `Flush` item is acknowledged only after everything before it was handed over.
 
+use std::sync::Arc;
+
 use pi_agent::AgentEvent;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -17,8 +19,8 @@ use crate::wire::envelope::{Envelope, EnvelopePayload, HostNotice};
 /// What the forwarder takes in.
 #[derive(Debug)]
 pub enum ForwardItem {
-    /// An agent event.
-    Event(AgentEvent),
+    /// An agent event, as the Agent's listener received it.
+    Event(Arc<AgentEvent>),
     /// A host notice.
     Notice(HostNotice),
     /// Acknowledge once everything sent before has been handed to the output.
