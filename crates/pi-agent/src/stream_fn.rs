@@ -13,33 +13,10 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use pi_ai::{AssistantMessageEventStream, Context, Model, SimpleStreamOptions};
 
-/// A stream function failed instead of returning a stream (a contract violation; see the module docs).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct StreamFnError {
-    message: String,
-}
-
-impl StreamFnError {
-    /// A failure with this message.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
+pub use pi_ai::{StreamFn, StreamFnError};
 
 /// The future a [`StreamFn`] returns.
 pub type StreamFnFuture = BoxFuture<'static, Result<AssistantMessageEventStream, StreamFnError>>;
-
-/// Produces one assistant response stream for a model, a context and request options.
-pub type StreamFn =
-    Arc<dyn Fn(Model, Context, SimpleStreamOptions) -> StreamFnFuture + Send + Sync>;
 
 /// Wraps an async function as a [`StreamFn`].
 pub fn stream_fn<F, Fut>(function: F) -> StreamFn
