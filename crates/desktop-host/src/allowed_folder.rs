@@ -57,8 +57,11 @@ pub enum ConfinementError {
 impl AllowedFolder {
     /// Canonicalises `root`. Fails when the folder does not exist or cannot be read.
     pub fn new(root: &Path) -> Result<AllowedFolder, ConfinementError> {
-        let root = std::fs::canonicalize(root)
-            .map_err(|source| ConfinementError::RootUnavailable { root: root.to_path_buf(), source })?;
+        let root =
+            std::fs::canonicalize(root).map_err(|source| ConfinementError::RootUnavailable {
+                root: root.to_path_buf(),
+                source,
+            })?;
         Ok(AllowedFolder { root })
     }
 
@@ -89,9 +92,15 @@ impl AllowedFolder {
                 // A missing path that would lie outside anyway is reported as a refusal, so the model cannot
                 // probe which outside paths exist.
                 if climbs_out(Path::new(requested.trim())) {
-                    Err(ConfinementError::ClimbsOut { requested: requested.to_owned(), root: self.root.clone() })
+                    Err(ConfinementError::ClimbsOut {
+                        requested: requested.to_owned(),
+                        root: self.root.clone(),
+                    })
                 } else {
-                    Err(ConfinementError::NotFound { path: joined, source })
+                    Err(ConfinementError::NotFound {
+                        path: joined,
+                        source,
+                    })
                 }
             }
         }
@@ -110,7 +119,10 @@ pub(crate) fn relative_display(root: &Path, path: &Path) -> String {
         .components()
         .filter_map(|component| match component {
             Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
-            Component::Prefix(_) | Component::RootDir | Component::CurDir | Component::ParentDir => None,
+            Component::Prefix(_)
+            | Component::RootDir
+            | Component::CurDir
+            | Component::ParentDir => None,
         })
         .collect();
     parts.join("/")
@@ -179,9 +191,16 @@ mod tests {
         std::fs::write(temp.path().join("secret.txt"), "s").unwrap();
         #[cfg(unix)]
         {
-            std::os::unix::fs::symlink(temp.path().join("secret.txt"), temp.path().join("allowed/escape")).unwrap();
-            std::os::unix::fs::symlink(temp.path().join("allowed/sub/a.txt"), temp.path().join("allowed/inside"))
-                .unwrap();
+            std::os::unix::fs::symlink(
+                temp.path().join("secret.txt"),
+                temp.path().join("allowed/escape"),
+            )
+            .unwrap();
+            std::os::unix::fs::symlink(
+                temp.path().join("allowed/sub/a.txt"),
+                temp.path().join("allowed/inside"),
+            )
+            .unwrap();
         }
         let allowed = AllowedFolder::new(&temp.path().join("allowed")).unwrap();
         (temp, allowed)
@@ -198,11 +217,23 @@ mod tests {
     #[test]
     fn dot_dot_and_absolute_paths_that_escape_are_refused() {
         let (temp, allowed) = folder_with_outside();
-        assert!(matches!(allowed.resolve("../secret.txt"), Err(ConfinementError::Outside { .. })));
+        assert!(matches!(
+            allowed.resolve("../secret.txt"),
+            Err(ConfinementError::Outside { .. })
+        ));
         let absolute = temp.path().join("secret.txt");
-        assert!(matches!(allowed.resolve(absolute.to_str().unwrap()), Err(ConfinementError::Outside { .. })));
-        assert!(matches!(allowed.resolve("../../nope/missing"), Err(ConfinementError::ClimbsOut { .. })));
-        assert!(matches!(allowed.resolve("sub/missing.txt"), Err(ConfinementError::NotFound { .. })));
+        assert!(matches!(
+            allowed.resolve(absolute.to_str().unwrap()),
+            Err(ConfinementError::Outside { .. })
+        ));
+        assert!(matches!(
+            allowed.resolve("../../nope/missing"),
+            Err(ConfinementError::ClimbsOut { .. })
+        ));
+        assert!(matches!(
+            allowed.resolve("sub/missing.txt"),
+            Err(ConfinementError::NotFound { .. })
+        ));
     }
 
     #[cfg(unix)]
@@ -220,7 +251,10 @@ mod tests {
     #[test]
     fn symlinks_are_judged_by_their_target() {
         let (_temp, allowed) = folder_with_outside();
-        assert!(matches!(allowed.resolve("escape"), Err(ConfinementError::Outside { .. })));
+        assert!(matches!(
+            allowed.resolve("escape"),
+            Err(ConfinementError::Outside { .. })
+        ));
         let inside = allowed.resolve("inside").unwrap();
         assert_eq!(allowed.relative_display(&inside), "sub/a.txt");
     }

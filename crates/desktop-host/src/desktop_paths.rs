@@ -59,7 +59,9 @@ impl KnownFolder {
 
     /// Parses a wire name, case-insensitively.
     pub fn parse(name: &str) -> Option<KnownFolder> {
-        KnownFolder::ALL.into_iter().find(|folder| folder.as_str().eq_ignore_ascii_case(name.trim()))
+        KnownFolder::ALL
+            .into_iter()
+            .find(|folder| folder.as_str().eq_ignore_ascii_case(name.trim()))
     }
 
     fn xdg_key(self) -> &'static str {
@@ -138,11 +140,17 @@ impl DesktopPaths {
             .filter(|value| Path::new(value).is_absolute())
             .map(PathBuf::from)
             .unwrap_or_else(|| env.home.join(".config"));
-        let user_dirs = std::fs::read_to_string(config_home.join("user-dirs.dirs")).unwrap_or_default();
+        let user_dirs =
+            std::fs::read_to_string(config_home.join("user-dirs.dirs")).unwrap_or_default();
         let file_values = parse_user_dirs(&user_dirs, &env.home);
         let resolve = |folder: KnownFolder| -> Option<PathBuf> {
-            let from_var = env.vars.get(folder.xdg_key()).map(|value| expand_home(value, &env.home));
-            from_var.or_else(|| file_values.get(folder.xdg_key()).cloned()).filter(|path| path != &env.home)
+            let from_var = env
+                .vars
+                .get(folder.xdg_key())
+                .map(|value| expand_home(value, &env.home));
+            from_var
+                .or_else(|| file_values.get(folder.xdg_key()).cloned())
+                .filter(|path| path != &env.home)
         };
         let others = KnownFolder::ALL
             .into_iter()
@@ -154,11 +162,19 @@ impl DesktopPaths {
 
     /// Builds paths from explicit folders (for tests and for callers that already know them). Folders missing
     /// from `others` are unknown; a missing Downloads folder falls back to `home/Downloads`.
-    pub fn from_folders(home: PathBuf, downloads: Option<PathBuf>, others: HashMap<KnownFolder, PathBuf>) -> Self {
+    pub fn from_folders(
+        home: PathBuf,
+        downloads: Option<PathBuf>,
+        others: HashMap<KnownFolder, PathBuf>,
+    ) -> Self {
         DesktopPaths::assemble(home, downloads, others)
     }
 
-    fn assemble(home: PathBuf, downloads: Option<PathBuf>, mut others: HashMap<KnownFolder, PathBuf>) -> Self {
+    fn assemble(
+        home: PathBuf,
+        downloads: Option<PathBuf>,
+        mut others: HashMap<KnownFolder, PathBuf>,
+    ) -> Self {
         others.remove(&KnownFolder::Downloads);
         let (downloads, downloads_source) = match downloads {
             Some(path) => (path, DownloadsSource::Platform),
@@ -172,7 +188,12 @@ impl DesktopPaths {
                 (fallback, DownloadsSource::HomeFallback)
             }
         };
-        DesktopPaths { home, downloads, downloads_source, others }
+        DesktopPaths {
+            home,
+            downloads,
+            downloads_source,
+            others,
+        }
     }
 
     /// The home folder.
@@ -226,7 +247,11 @@ fn expand_home(value: &str, home: &Path) -> PathBuf {
         return home.join(rest);
     }
     let path = PathBuf::from(value);
-    if path.is_absolute() { path } else { home.join(path) }
+    if path.is_absolute() {
+        path
+    } else {
+        home.join(path)
+    }
 }
 
 #[cfg(test)]
@@ -237,7 +262,10 @@ mod tests {
     fn env_with(home: &Path, vars: &[(&str, &str)]) -> DesktopEnv {
         DesktopEnv {
             home: home.to_path_buf(),
-            vars: vars.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect(),
+            vars: vars
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+                .collect(),
         }
     }
 
@@ -254,8 +282,14 @@ mod tests {
         let paths = DesktopPaths::from_env(&env_with(home.path(), &[]));
         assert_eq!(paths.downloads(), home.path().join("下载"));
         assert_eq!(paths.downloads_source(), DownloadsSource::Platform);
-        assert_eq!(paths.folder(KnownFolder::Documents), Some(home.path().join("文档").as_path()));
-        assert_eq!(paths.folder(KnownFolder::Music), Some(Path::new("/srv/music")));
+        assert_eq!(
+            paths.folder(KnownFolder::Documents),
+            Some(home.path().join("文档").as_path())
+        );
+        assert_eq!(
+            paths.folder(KnownFolder::Music),
+            Some(Path::new("/srv/music"))
+        );
         // A folder equal to home means "disabled" in xdg-user-dirs.
         assert_eq!(paths.folder(KnownFolder::Videos), None);
         assert_eq!(paths.folder(KnownFolder::Pictures), None);
@@ -266,13 +300,23 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let config = home.path().join("elsewhere");
         std::fs::create_dir_all(&config).unwrap();
-        std::fs::write(config.join("user-dirs.dirs"), "XDG_DESKTOP_DIR=\"$HOME/Schreibtisch\"\n").unwrap();
+        std::fs::write(
+            config.join("user-dirs.dirs"),
+            "XDG_DESKTOP_DIR=\"$HOME/Schreibtisch\"\n",
+        )
+        .unwrap();
         let paths = DesktopPaths::from_env(&env_with(
             home.path(),
-            &[("XDG_CONFIG_HOME", config.to_str().unwrap()), ("XDG_DOWNLOAD_DIR", "$HOME/dl")],
+            &[
+                ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+                ("XDG_DOWNLOAD_DIR", "$HOME/dl"),
+            ],
         ));
         assert_eq!(paths.downloads(), home.path().join("dl"));
-        assert_eq!(paths.folder(KnownFolder::Desktop), Some(home.path().join("Schreibtisch").as_path()));
+        assert_eq!(
+            paths.folder(KnownFolder::Desktop),
+            Some(home.path().join("Schreibtisch").as_path())
+        );
     }
 
     #[test]
@@ -286,8 +330,14 @@ mod tests {
 
     #[test]
     fn folder_names_parse_case_insensitively() {
-        assert_eq!(KnownFolder::parse(" Documents "), Some(KnownFolder::Documents));
-        assert_eq!(KnownFolder::parse("downloads"), Some(KnownFolder::Downloads));
+        assert_eq!(
+            KnownFolder::parse(" Documents "),
+            Some(KnownFolder::Documents)
+        );
+        assert_eq!(
+            KnownFolder::parse("downloads"),
+            Some(KnownFolder::Downloads)
+        );
         assert_eq!(KnownFolder::parse("etc"), None);
     }
 }

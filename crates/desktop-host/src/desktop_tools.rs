@@ -13,9 +13,12 @@ mod list_files;
 mod read_document;
 
 pub use agent_tools::{
-    DesktopTool, DesktopToolKind, LIST_DOWNLOAD_FILES, LIST_FOLDER, READ_DOCUMENT, desktop_agent_tools,
+    DesktopTool, DesktopToolKind, LIST_DOWNLOAD_FILES, LIST_FOLDER, READ_DOCUMENT,
+    desktop_agent_tools,
 };
 pub use context::{DesktopToolContext, ToolOutput};
 pub use failure::{FailureKind, ToolFailure, folder_name};
-pub use list_files::{ListFilesArgs, MAX_CONTENT_CHARS, list_files_parameters, list_folder_files, parse_time};
+pub use list_files::{
+    ListFilesArgs, MAX_CONTENT_CHARS, list_files_parameters, list_folder_files, parse_time,
+};
 pub use read_document::{ReadDocumentArgs, read_document_parameters, read_folder_document};

@@ -63,7 +63,12 @@ impl Diagnostics {
 
     /// The captures still in the ring, oldest first.
     pub fn recent(&self) -> Vec<CapturedDiagnostic> {
-        self.ring.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect()
+        self.ring
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
     }
 }
 
@@ -82,7 +87,9 @@ mod tests {
     fn captures_keep_the_whole_chain_and_the_ring_is_bounded() {
         let diagnostics = Diagnostics::new();
         for _ in 0..(RING_CAPACITY + 3) {
-            let error = Outer { source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied") };
+            let error = Outer {
+                source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied"),
+            };
             diagnostics.capture("list_download_files", &error);
         }
         let recent = diagnostics.recent();

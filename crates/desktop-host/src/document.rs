@@ -147,23 +147,40 @@ pub fn read_document(
     if cancel_token.is_cancelled() {
         return Err(DocumentError::Cancelled);
     }
-    let unreadable = |source| DocumentError::Unreadable { path: path.to_path_buf(), source };
+    let unreadable = |source| DocumentError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
     let metadata = std::fs::metadata(path).map_err(unreadable)?;
     if !metadata.is_file() {
-        return Err(DocumentError::NotAFile { path: path.to_path_buf() });
+        return Err(DocumentError::NotAFile {
+            path: path.to_path_buf(),
+        });
     }
     if metadata.len() > MAX_FILE_BYTES {
-        return Err(DocumentError::TooLarge { path: path.to_path_buf(), size: metadata.len(), limit: MAX_FILE_BYTES });
+        return Err(DocumentError::TooLarge {
+            path: path.to_path_buf(),
+            size: metadata.len(),
+            limit: MAX_FILE_BYTES,
+        });
     }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
     std::fs::File::open(path)
         .and_then(|file| file.take(MAX_FILE_BYTES).read_to_end(&mut bytes))
         .map_err(unreadable)?;
 
-    let extension = path.extension().map(|ext| ext.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let extension = path
+        .extension()
+        .map(|ext| ext.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
     if bytes.starts_with(b"%PDF-") || extension == "pdf" {
         let pdf = crate::document::pdf::extract_pages(path, &bytes, range, cancel_token)?;
-        return Ok(select_chars(DocumentFormat::Pdf, &pdf.text, Some((pdf.page_count, pdf.pages)), range));
+        return Ok(select_chars(
+            DocumentFormat::Pdf,
+            &pdf.text,
+            Some((pdf.page_count, pdf.pages)),
+            range,
+        ));
     }
     if range.first_page.is_some() || range.last_page.is_some() {
         let first_page = range.first_page.unwrap_or(1);
@@ -177,7 +194,11 @@ pub fn read_document(
     // Text: valid UTF-8 (a BOM is dropped) without NUL bytes; anything else is a binary format we do not read.
     let text = match String::from_utf8(bytes) {
         Ok(text) if !text.contains('\0') => text,
-        Ok(_) | Err(_) => return Err(DocumentError::Unsupported { path: path.to_path_buf() }),
+        Ok(_) | Err(_) => {
+            return Err(DocumentError::Unsupported {
+                path: path.to_path_buf(),
+            });
+        }
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let format = match extension.as_str() {
@@ -196,7 +217,10 @@ fn select_chars(
 ) -> DocumentText {
     let total_chars = text.chars().count();
     let start_char = range.start_char.unwrap_or(0).min(total_chars);
-    let max_chars = range.max_chars.unwrap_or(DEFAULT_MAX_CHARS).clamp(1, MAX_CHARS_LIMIT);
+    let max_chars = range
+        .max_chars
+        .unwrap_or(DEFAULT_MAX_CHARS)
+        .clamp(1, MAX_CHARS_LIMIT);
     let selected: String = text.chars().skip(start_char).take(max_chars).collect();
     let end = start_char + selected.chars().count();
     DocumentText {

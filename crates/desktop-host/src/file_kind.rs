@@ -44,15 +44,16 @@ impl FileKind {
             "xls" | "xlsx" | "ods" | "csv" | "tsv" | "numbers" => FileKind::Spreadsheet,
             "ppt" | "pptx" | "odp" | "key" => FileKind::Presentation,
             "txt" | "md" | "markdown" | "log" | "text" | "rst" => FileKind::Text,
-            "png" | "jpg" | "jpeg" | "gif" | "webp" | "bmp" | "svg" | "heic" | "tif" | "tiff" | "ico" => {
-                FileKind::Image
-            }
+            "png" | "jpg" | "jpeg" | "gif" | "webp" | "bmp" | "svg" | "heic" | "tif" | "tiff"
+            | "ico" => FileKind::Image,
             "mp3" | "wav" | "flac" | "ogg" | "m4a" | "aac" | "opus" => FileKind::Audio,
             "mp4" | "mkv" | "mov" | "avi" | "webm" | "m4v" | "wmv" => FileKind::Video,
             "zip" | "rar" | "7z" | "tar" | "gz" | "tgz" | "bz2" | "xz" | "zst" => FileKind::Archive,
-            "exe" | "msi" | "dmg" | "pkg" | "deb" | "rpm" | "appimage" | "apk" | "flatpak" => FileKind::Installer,
-            "json" | "yaml" | "yml" | "toml" | "xml" | "html" | "htm" | "js" | "ts" | "py" | "rs" | "c" | "h"
-            | "cpp" | "java" | "go" | "sh" | "ipynb" => FileKind::Code,
+            "exe" | "msi" | "dmg" | "pkg" | "deb" | "rpm" | "appimage" | "apk" | "flatpak" => {
+                FileKind::Installer
+            }
+            "json" | "yaml" | "yml" | "toml" | "xml" | "html" | "htm" | "js" | "ts" | "py"
+            | "rs" | "c" | "h" | "cpp" | "java" | "go" | "sh" | "ipynb" => FileKind::Code,
             _ => FileKind::Other,
         }
     }

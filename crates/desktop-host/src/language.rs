@@ -45,10 +45,19 @@ mod tests {
     #[test]
     fn chinese_locales_select_chinese_and_lc_all_wins() {
         let env = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
-            pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
+            pairs
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+                .collect()
         };
-        assert_eq!(Language::from_locale_env(&env(&[("LANG", "zh_CN.UTF-8")])), Language::Zh);
-        assert_eq!(Language::from_locale_env(&env(&[("LANG", "zh_CN.UTF-8"), ("LC_ALL", "C")])), Language::En);
+        assert_eq!(
+            Language::from_locale_env(&env(&[("LANG", "zh_CN.UTF-8")])),
+            Language::Zh
+        );
+        assert_eq!(
+            Language::from_locale_env(&env(&[("LANG", "zh_CN.UTF-8"), ("LC_ALL", "C")])),
+            Language::En
+        );
         assert_eq!(Language::from_locale_env(&env(&[])), Language::En);
     }
 }

@@ -163,24 +163,37 @@ pub fn list_files(
         None => None,
     };
     let filter = Filter::new(query);
-    let mut walk = Walk { allowed, filter: &filter, cancel_token, scanned: 0, skipped: 0, truncated: false };
+    let mut walk = Walk {
+        allowed,
+        filter: &filter,
+        cancel_token,
+        scanned: 0,
+        skipped: 0,
+        truncated: false,
+    };
     let mut candidates = Vec::new();
     walk.visit(start, 0, query.recursive, &mut candidates)?;
 
     candidates.sort_unstable_by(|left, right| compare(query.sort, left, right));
     let total_matched = candidates.len();
     let first = match &cursor_key {
-        Some(key) => candidates.partition_point(|candidate| compare_to_key(query.sort, candidate, key).is_le()),
+        Some(key) => candidates
+            .partition_point(|candidate| compare_to_key(query.sort, candidate, key).is_le()),
         None => 0,
     };
     let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
     let end = first.saturating_add(limit).min(total_matched);
     let next_cursor = if end < total_matched {
-        candidates.get(end.saturating_sub(1)).map(|last| encode_cursor(query.sort, last))
+        candidates
+            .get(end.saturating_sub(1))
+            .map(|last| encode_cursor(query.sort, last))
     } else {
         None
     };
-    let entries = candidates.drain(first.min(end)..end).map(|candidate| candidate.entry).collect();
+    let entries = candidates
+        .drain(first.min(end)..end)
+        .map(|candidate| candidate.entry)
+        .collect();
     Ok(ListingPage {
         entries,
         total_matched,
@@ -195,14 +208,20 @@ pub fn list_files(
 pub fn system_time_ms(time: SystemTime) -> i64 {
     match time.duration_since(UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_millis()).unwrap_or(i64::MAX),
-        Err(before) => i64::try_from(before.duration().as_millis()).map(|ms| -ms).unwrap_or(i64::MIN),
+        Err(before) => i64::try_from(before.duration().as_millis())
+            .map(|ms| -ms)
+            .unwrap_or(i64::MIN),
     }
 }
 
 /// Converts milliseconds since the Unix epoch to a system time.
 pub fn ms_system_time(ms: i64) -> SystemTime {
     let magnitude = Duration::from_millis(ms.unsigned_abs());
-    if ms >= 0 { UNIX_EPOCH + magnitude } else { UNIX_EPOCH - magnitude }
+    if ms >= 0 {
+        UNIX_EPOCH + magnitude
+    } else {
+        UNIX_EPOCH - magnitude
+    }
 }
 
 struct Filter {
@@ -222,7 +241,11 @@ impl Filter {
                 .map(|extension| extension.trim().trim_start_matches('.').to_lowercase())
                 .filter(|extension| !extension.is_empty())
                 .collect(),
-            name_contains: query.name_contains.as_ref().map(|text| text.to_lowercase()).filter(|t| !t.is_empty()),
+            name_contains: query
+                .name_contains
+                .as_ref()
+                .map(|text| text.to_lowercase())
+                .filter(|t| !t.is_empty()),
             modified_after_ms: query.modified_after.map(system_time_ms),
             modified_before_ms: query.modified_before.map(system_time_ms),
             include_folders: query.include_folders && query.extensions.is_empty(),
@@ -235,7 +258,9 @@ impl Filter {
             if !self.include_folders {
                 return false;
             }
-        } else if !self.extensions.is_empty() && !self.extensions.iter().any(|wanted| wanted == extension) {
+        } else if !self.extensions.is_empty()
+            && !self.extensions.iter().any(|wanted| wanted == extension)
+        {
             return false;
         }
         match &self.name_contains {
@@ -248,9 +273,14 @@ impl Filter {
         if self.modified_after_ms.is_none() && self.modified_before_ms.is_none() {
             return true;
         }
-        let Some(modified_ms) = modified_ms else { return false };
-        self.modified_after_ms.is_none_or(|after| modified_ms >= after)
-            && self.modified_before_ms.is_none_or(|before| modified_ms < before)
+        let Some(modified_ms) = modified_ms else {
+            return false;
+        };
+        self.modified_after_ms
+            .is_none_or(|after| modified_ms >= after)
+            && self
+                .modified_before_ms
+                .is_none_or(|before| modified_ms < before)
     }
 }
 
@@ -274,7 +304,10 @@ impl Walk<'_> {
         let read_dir = match fs::read_dir(folder) {
             Ok(read_dir) => read_dir,
             Err(source) if depth == 0 => {
-                return Err(ListingError::FolderUnreadable { path: folder.to_path_buf(), source });
+                return Err(ListingError::FolderUnreadable {
+                    path: folder.to_path_buf(),
+                    source,
+                });
             }
             Err(error) => {
                 tracing::debug!(folder = %folder.display(), %error, "skipping unreadable subfolder");
@@ -309,7 +342,9 @@ impl Walk<'_> {
             let (is_folder, is_symlink) = if file_type.is_symlink() {
                 // Only links to files inside the folder are listed; links to folders are never followed.
                 match fs::canonicalize(&path) {
-                    Ok(target) if target.starts_with(self.allowed.root()) && target.is_file() => (false, true),
+                    Ok(target) if target.starts_with(self.allowed.root()) && target.is_file() => {
+                        (false, true)
+                    }
                     Ok(_) | Err(_) => {
                         self.skipped += 1;
                         continue;
@@ -323,10 +358,17 @@ impl Walk<'_> {
             }
             let lowercase_name = name.to_lowercase();
             let extension = extension_of(&lowercase_name);
-            if !self.filter.name_matches(&lowercase_name, extension, is_folder) {
+            if !self
+                .filter
+                .name_matches(&lowercase_name, extension, is_folder)
+            {
                 continue;
             }
-            let metadata = if is_symlink { fs::metadata(&path) } else { dir_entry.metadata() };
+            let metadata = if is_symlink {
+                fs::metadata(&path)
+            } else {
+                dir_entry.metadata()
+            };
             let Ok(metadata) = metadata else {
                 self.skipped += 1;
                 continue;
@@ -336,7 +378,11 @@ impl Walk<'_> {
                 continue;
             }
             let relative_path = relative_display(self.allowed.root(), &path);
-            let kind = if is_folder { FileKind::Folder } else { FileKind::from_extension(extension) };
+            let kind = if is_folder {
+                FileKind::Folder
+            } else {
+                FileKind::from_extension(extension)
+            };
             candidates.push(Candidate {
                 sort_path: relative_path.to_lowercase(),
                 entry: FileEntry {
@@ -368,13 +414,25 @@ fn extension_of(lowercase_name: &str) -> &str {
     }
 }
 
-fn compare_paths(left_sort: &str, left_exact: &str, right_sort: &str, right_exact: &str) -> Ordering {
-    left_sort.cmp(right_sort).then_with(|| left_exact.cmp(right_exact))
+fn compare_paths(
+    left_sort: &str,
+    left_exact: &str,
+    right_sort: &str,
+    right_exact: &str,
+) -> Ordering {
+    left_sort
+        .cmp(right_sort)
+        .then_with(|| left_exact.cmp(right_exact))
 }
 
 fn compare(sort: SortOrder, left: &Candidate, right: &Candidate) -> Ordering {
     let by_path = || {
-        compare_paths(&left.sort_path, &left.entry.relative_path, &right.sort_path, &right.entry.relative_path)
+        compare_paths(
+            &left.sort_path,
+            &left.entry.relative_path,
+            &right.sort_path,
+            &right.entry.relative_path,
+        )
     };
     let left_ms = left.entry.modified_ms.unwrap_or(i64::MIN);
     let right_ms = right.entry.modified_ms.unwrap_or(i64::MIN);
@@ -387,7 +445,14 @@ fn compare(sort: SortOrder, left: &Candidate, right: &Candidate) -> Ordering {
 
 fn compare_to_key(sort: SortOrder, candidate: &Candidate, key: &CursorKey) -> Ordering {
     let key_sort_path = key.path.to_lowercase();
-    let by_path = || compare_paths(&candidate.sort_path, &candidate.entry.relative_path, &key_sort_path, &key.path);
+    let by_path = || {
+        compare_paths(
+            &candidate.sort_path,
+            &candidate.entry.relative_path,
+            &key_sort_path,
+            &key.path,
+        )
+    };
     let candidate_ms = candidate.entry.modified_ms.unwrap_or(i64::MIN);
     match sort {
         SortOrder::Newest => key.modified_ms.cmp(&candidate_ms).then_with(by_path),
@@ -408,16 +473,22 @@ pub fn cursor_after(sort: SortOrder, entry: &FileEntry) -> String {
 }
 
 fn parse_cursor(cursor: &str, sort: SortOrder) -> Result<CursorKey, ListingError> {
-    let invalid = || ListingError::InvalidCursor { cursor: cursor.to_owned() };
+    let invalid = || ListingError::InvalidCursor {
+        cursor: cursor.to_owned(),
+    };
     let mut parts = cursor.splitn(3, ':');
-    let (Some(tag), Some(modified_ms), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+    let (Some(tag), Some(modified_ms), Some(path)) = (parts.next(), parts.next(), parts.next())
+    else {
         return Err(invalid());
     };
     if tag != sort.tag() {
         return Err(invalid());
     }
     let modified_ms = modified_ms.parse().map_err(|_| invalid())?;
-    Ok(CursorKey { modified_ms, path: path.to_owned() })
+    Ok(CursorKey {
+        modified_ms,
+        path: path.to_owned(),
+    })
 }
 
 #[cfg(test)]

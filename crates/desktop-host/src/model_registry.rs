@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use pi_agent::{StreamFn, sync_stream_fn};
-use pi_ai::{Api, InputModality, Model, ModelCost, ModelThinkingLevel, Models, Provider, ProviderAuth, providers};
+use pi_ai::{
+    Api, InputModality, Model, ModelCost, ModelThinkingLevel, Models, Provider, ProviderAuth,
+    providers,
+};
 
 use crate::scripted_model::ScriptedModel;
 use crate::settings::ResolvedSettings;
@@ -46,19 +49,24 @@ pub fn model_for(settings: &ResolvedSettings) -> Model {
 
 /// A registry with the settings' provider: the three HTTP APIs plus `scripted`, the key in its auth.
 pub fn models_for(settings: &ResolvedSettings) -> Result<Models, ModelSetupError> {
-    let client = providers::http_client().map_err(|error| ModelSetupError::Client(error.to_string()))?;
+    let client =
+        providers::http_client().map_err(|error| ModelSetupError::Client(error.to_string()))?;
     let mut provider = Provider::new(settings.provider.clone()).with_api(Arc::new(ScriptedModel));
     for api in providers::builtin_apis(&client) {
         provider = provider.with_api(api);
     }
     provider = provider.with_models([model_for(settings)]);
     provider.auth = match &settings.api_key {
-        Some(api_key) => ProviderAuth::ApiKey { key: Some(api_key.expose().to_owned()), env_vars: Vec::new() },
+        Some(api_key) => ProviderAuth::ApiKey {
+            key: Some(api_key.expose().to_owned()),
+            env_vars: Vec::new(),
+        },
         // Local OpenAI-compatible servers accept any key; sending a placeholder keeps adapters that require one
         // happy without ever reading the process environment behind the settings' back.
-        None if settings.api != "scripted" => {
-            ProviderAuth::ApiKey { key: Some("none".to_owned()), env_vars: Vec::new() }
-        }
+        None if settings.api != "scripted" => ProviderAuth::ApiKey {
+            key: Some("none".to_owned()),
+            env_vars: Vec::new(),
+        },
         None => ProviderAuth::None,
     };
     let models = Models::new();

@@ -9,9 +9,9 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    Api, ApiProvider, AssistantBlock, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream,
-    Context, DoneReason, ErrorReason, Message, Model, SimpleStreamOptions, StopReason, ToolCall, UserBlock,
-    UserContent, assistant_message_channel,
+    Api, ApiProvider, AssistantBlock, AssistantMessage, AssistantMessageEvent,
+    AssistantMessageEventStream, Context, DoneReason, ErrorReason, Message, Model,
+    SimpleStreamOptions, StopReason, ToolCall, UserBlock, UserContent, assistant_message_channel,
 };
 use serde_json::json;
 
@@ -21,7 +21,10 @@ pub struct ScriptedModel;
 
 /// What the script does next.
 enum ScriptStep {
-    CallTool { name: String, arguments: serde_json::Value },
+    CallTool {
+        name: String,
+        arguments: serde_json::Value,
+    },
     Answer(String),
 }
 
@@ -39,34 +42,58 @@ impl ApiProvider for ScriptedModel {
         let (sender, stream) = assistant_message_channel();
         let step = next_step(&context);
         let cancel_token = options.base.signal.clone();
-        let is_cancelled = move || cancel_token.as_ref().is_some_and(|token| token.is_cancelled());
+        let is_cancelled = move || {
+            cancel_token
+                .as_ref()
+                .is_some_and(|token| token.is_cancelled())
+        };
         let mut message = AssistantMessage::empty(&model);
         if is_cancelled() {
             sender.push(aborted(message));
             return stream;
         }
-        sender.push(AssistantMessageEvent::Start { partial: message.clone() });
+        sender.push(AssistantMessageEvent::Start {
+            partial: message.clone(),
+        });
         match step {
             ScriptStep::CallTool { name, arguments } => {
                 let content_index = message.content.len();
                 let call_id = format!("scripted_call_{}", context.messages.len());
-                message.content.push(Arc::new(AssistantBlock::tool_call(&call_id, &name, json!({}))));
-                sender.push(AssistantMessageEvent::ToolcallStart { content_index, partial: message.clone() });
+                message.content.push(Arc::new(AssistantBlock::tool_call(
+                    &call_id,
+                    &name,
+                    json!({}),
+                )));
+                sender.push(AssistantMessageEvent::ToolcallStart {
+                    content_index,
+                    partial: message.clone(),
+                });
                 let tool_call = ToolCall::new(call_id, name, arguments);
-                message.content[content_index] = Arc::new(AssistantBlock::ToolCall(tool_call.clone()));
+                message.content[content_index] =
+                    Arc::new(AssistantBlock::ToolCall(tool_call.clone()));
                 sender.push(AssistantMessageEvent::ToolcallDelta {
                     content_index,
                     delta: tool_call.arguments.to_string(),
                     partial: message.clone(),
                 });
-                sender.push(AssistantMessageEvent::ToolcallEnd { content_index, tool_call, partial: message.clone() });
+                sender.push(AssistantMessageEvent::ToolcallEnd {
+                    content_index,
+                    tool_call,
+                    partial: message.clone(),
+                });
                 message.stop_reason = StopReason::ToolUse;
-                sender.push(AssistantMessageEvent::Done { reason: DoneReason::ToolUse, message });
+                sender.push(AssistantMessageEvent::Done {
+                    reason: DoneReason::ToolUse,
+                    message,
+                });
             }
             ScriptStep::Answer(text) => {
                 let content_index = message.content.len();
                 message.content.push(Arc::new(AssistantBlock::text("")));
-                sender.push(AssistantMessageEvent::TextStart { content_index, partial: message.clone() });
+                sender.push(AssistantMessageEvent::TextStart {
+                    content_index,
+                    partial: message.clone(),
+                });
                 let mut so_far = String::new();
                 for word in text.split_inclusive(' ') {
                     if is_cancelled() {
@@ -81,9 +108,16 @@ impl ApiProvider for ScriptedModel {
                         partial: message.clone(),
                     });
                 }
-                sender.push(AssistantMessageEvent::TextEnd { content_index, content: so_far, partial: message.clone() });
+                sender.push(AssistantMessageEvent::TextEnd {
+                    content_index,
+                    content: so_far,
+                    partial: message.clone(),
+                });
                 message.stop_reason = StopReason::Stop;
-                sender.push(AssistantMessageEvent::Done { reason: DoneReason::Stop, message });
+                sender.push(AssistantMessageEvent::Done {
+                    reason: DoneReason::Stop,
+                    message,
+                });
             }
         }
         stream
@@ -93,7 +127,10 @@ impl ApiProvider for ScriptedModel {
 fn aborted(mut message: AssistantMessage) -> AssistantMessageEvent {
     message.stop_reason = StopReason::Aborted;
     message.error_message = Some("Request was aborted".to_owned());
-    AssistantMessageEvent::Error { reason: ErrorReason::Aborted, error: message }
+    AssistantMessageEvent::Error {
+        reason: ErrorReason::Aborted,
+        error: message,
+    }
 }
 
 fn next_step(context: &Context) -> ScriptStep {
@@ -127,11 +164,16 @@ fn next_step(context: &Context) -> ScriptStep {
                     .join(" "),
             };
             if offers_listing && prompt.to_lowercase().contains("pdf") {
-                ScriptStep::CallTool { name: "list_download_files".to_owned(), arguments: json!({"extensions": ["pdf"]}) }
+                ScriptStep::CallTool {
+                    name: "list_download_files".to_owned(),
+                    arguments: json!({"extensions": ["pdf"]}),
+                }
             } else {
                 ScriptStep::Answer(format!("(scripted) You said: {prompt}"))
             }
         }
-        Some(Message::Assistant(_)) | None => ScriptStep::Answer("(scripted) Nothing to answer.".to_owned()),
+        Some(Message::Assistant(_)) | None => {
+            ScriptStep::Answer("(scripted) Nothing to answer.".to_owned())
+        }
     }
 }

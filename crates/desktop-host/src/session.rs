@@ -18,7 +18,8 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use pi_agent::{
-    Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError, StreamFn,
+    Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError,
+    StreamFn,
 };
 use pi_ai::{ModelThinkingLevel, UserBlock, UserContent, UserMessage};
 use serde::Serialize;
@@ -30,13 +31,16 @@ use crate::desktop_tools::{DesktopToolContext, desktop_agent_tools};
 use crate::diagnostics::Diagnostics;
 use crate::model_registry::{ModelSetupError, model_for, models_for, stream_fn_for};
 use crate::settings::ResolvedSettings;
-use crate::wire::{DeltaCoalescer, Envelope, ForwardItem, HostNotice, NoticeSource, spawn_forwarder};
+use crate::wire::{
+    DeltaCoalescer, Envelope, ForwardItem, HostNotice, NoticeSource, spawn_forwarder,
+};
 
 /// Envelopes buffered between the forwarder and the reader by default.
 pub const DEFAULT_ENVELOPE_CAPACITY: usize = 256;
 
 /// Called with every completed message (to persist it); an `Err` text becomes a persistence notice.
-pub type MessageEndHook = Arc<dyn Fn(AgentMessage) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+pub type MessageEndHook =
+    Arc<dyn Fn(AgentMessage) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
 
 /// How to build a session.
 #[derive(Clone)]
@@ -142,7 +146,9 @@ impl Drop for AbortOnDrop {
 
 impl DesktopSession {
     /// Builds the Agent and starts the forwarder. Returns the session and the receiving end of its envelopes.
-    pub fn start(options: SessionOptions) -> Result<(DesktopSession, mpsc::Receiver<Envelope>), SessionError> {
+    pub fn start(
+        options: SessionOptions,
+    ) -> Result<(DesktopSession, mpsc::Receiver<Envelope>), SessionError> {
         let settings = &options.settings;
         let stream_fn = match options.stream_fn.clone() {
             Some(stream_fn) => stream_fn,
@@ -163,11 +169,31 @@ impl DesktopSession {
         let capacity = options.envelope_capacity.max(1);
         let (forward_tx, forward_rx) = mpsc::channel(capacity);
         let (envelope_tx, envelope_rx) = mpsc::channel(capacity);
-        let forwarder = spawn_forwarder(forward_rx, envelope_tx, DeltaCoalescer::new(options.coalesce_window));
+        let forwarder = spawn_forwarder(
+            forward_rx,
+            envelope_tx,
+            DeltaCoalescer::new(options.coalesce_window),
+        );
         let last_state = Arc::new(Mutex::new(None));
-        subscribe_forwarder(&agent, forward_tx.clone(), Arc::clone(&last_state), options.on_message_end.clone());
-        let inner = SessionInner { agent, forward_tx, last_state, diagnostics, forwarder: AbortOnDrop(forwarder) };
-        Ok((DesktopSession { inner: Arc::new(inner) }, envelope_rx))
+        subscribe_forwarder(
+            &agent,
+            forward_tx.clone(),
+            Arc::clone(&last_state),
+            options.on_message_end.clone(),
+        );
+        let inner = SessionInner {
+            agent,
+            forward_tx,
+            last_state,
+            diagnostics,
+            forwarder: AbortOnDrop(forwarder),
+        };
+        Ok((
+            DesktopSession {
+                inner: Arc::new(inner),
+            },
+            envelope_rx,
+        ))
     }
 
     /// Runs one prompt to its end. Refused with [`SessionError::Busy`] while a run is active.
@@ -229,8 +255,15 @@ impl DesktopSession {
 
     /// Sends a host notice (for example a settings or persistence error found outside the run).
     pub async fn notify(&self, source: NoticeSource, message: impl Into<String>) {
-        let notice = HostNotice::Error { source, message: message.into() };
-        let _ = self.inner.forward_tx.send(ForwardItem::Notice(notice)).await;
+        let notice = HostNotice::Error {
+            source,
+            message: message.into(),
+        };
+        let _ = self
+            .inner
+            .forward_tx
+            .send(ForwardItem::Notice(notice))
+            .await;
     }
 
     /// The Agent, for callers that need more than this facade.
@@ -258,13 +291,17 @@ impl DesktopSession {
             let _ = ack_rx.await;
         }
         if self.inner.forwarder.0.is_finished() {
-            tracing::debug!("envelope reader is gone; the session keeps running without forwarding");
+            tracing::debug!(
+                "envelope reader is gone; the session keeps running without forwarding"
+            );
         }
     }
 }
 
 fn user_message(text: String) -> AgentMessage {
-    AgentMessage::User(UserMessage::new(UserContent::Blocks(vec![UserBlock::text(text)])))
+    AgentMessage::User(UserMessage::new(UserContent::Blocks(vec![
+        UserBlock::text(text),
+    ])))
 }
 
 fn state_notice(agent: &Agent) -> HostNotice {

@@ -8,11 +8,11 @@ mod resolve;
 
 pub use api_key::{ApiKey, ApiKeyOrigin, ApiKeySource, NoKeySource};
 pub use file::{
-    APP_FOLDER_NAME, SETTINGS_FILE_NAME, SettingsFile, SettingsFileError, default_config_dir, load_settings,
-    save_settings,
+    APP_FOLDER_NAME, SETTINGS_FILE_NAME, SettingsFile, SettingsFileError, default_config_dir,
+    load_settings, save_settings,
 };
 pub use presets::{OLLAMA_DEFAULT_BASE_URL, PresetDefaults, ProviderPreset};
 pub use resolve::{
-    DEFAULT_SYSTEM_PROMPT_EN, DEFAULT_SYSTEM_PROMPT_ZH, LocalServerProbe, ProviderChoice, ResolveInputs,
-    ResolvedSettings, SUPPORTED_APIS, SettingsError, TcpProbe, resolve_settings,
+    DEFAULT_SYSTEM_PROMPT_EN, DEFAULT_SYSTEM_PROMPT_ZH, LocalServerProbe, ProviderChoice,
+    ResolveInputs, ResolvedSettings, SUPPORTED_APIS, SettingsError, TcpProbe, resolve_settings,
 };

@@ -1,6 +1,10 @@
 //! The integration tests of desktop-host, one binary. Each module of `suite` covers one area.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test helpers fail loudly on broken fixtures")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers fail loudly on broken fixtures"
+)]
 
 /// Shared helpers: the temporary home, the PDF writer, the loopback model server.
 mod support;
@@ -8,4 +12,8 @@ mod support;
 mod suite {
     /// The desktop tools as plain functions: listing, reading, refusals and safe messages.
     mod desktop_tools;
+    /// `pi-chat` as a process: loopback OpenAI-compatible server, scripted model, settings errors.
+    mod pi_chat;
+    /// The session facade: envelopes, replay, busy refusal, abort, coalescing, persistence notices.
+    mod session;
 }

@@ -5,7 +5,11 @@
 //! the wire envelopes as JSON lines instead. `--api`, `--base-url`, `--model` and `--api-key-env` mirror `PI_API`,
 //! `PI_BASE_URL`, `PI_MODEL` and the key variable. Logs go to stderr (`RUST_LOG`, default `warn`).
 
-#![allow(clippy::print_stdout, clippy::print_stderr, reason = "a terminal front end prints its answers")]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a terminal front end prints its answers"
+)]
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -13,11 +17,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use desktop_host::desktop_paths::DesktopPaths;
-use desktop_host::settings::{
-    NoKeySource, ResolveInputs, SETTINGS_FILE_NAME, SettingsFile, TcpProbe, default_config_dir, load_settings,
-    resolve_settings,
-};
 use desktop_host::session::{DesktopSession, SessionError, SessionOptions};
+use desktop_host::settings::{
+    NoKeySource, ResolveInputs, SETTINGS_FILE_NAME, SettingsFile, TcpProbe, default_config_dir,
+    load_settings, resolve_settings,
+};
 use desktop_host::wire::{Envelope, EnvelopePayload, HostNotice};
 use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
@@ -26,7 +30,10 @@ use tokio::sync::mpsc;
 
 /// Command line of `pi-chat`.
 #[derive(Debug, Parser)]
-#[command(name = "pi-chat", about = "Chat with the desktop assistant in a terminal")]
+#[command(
+    name = "pi-chat",
+    about = "Chat with the desktop assistant in a terminal"
+)]
 struct Cli {
     /// Run this one prompt and exit (otherwise: interactive chat).
     #[arg(long)]
@@ -69,7 +76,11 @@ async fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<ExitCode, String> {
     let mut env: HashMap<String, String> = std::env::vars().collect();
-    for (key, value) in [("PI_API", &cli.api), ("PI_BASE_URL", &cli.base_url), ("PI_MODEL", &cli.model)] {
+    for (key, value) in [
+        ("PI_API", &cli.api),
+        ("PI_BASE_URL", &cli.base_url),
+        ("PI_MODEL", &cli.model),
+    ] {
         if let Some(value) = value {
             env.insert(key.to_owned(), value.clone());
         }
@@ -90,8 +101,8 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     })
     .map_err(|error| error.to_string())?;
     let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
-    let (session, envelopes) =
-        DesktopSession::start(SessionOptions::new(settings, paths)).map_err(|error| error.to_string())?;
+    let (session, envelopes) = DesktopSession::start(SessionOptions::new(settings, paths))
+        .map_err(|error| error.to_string())?;
     let printer = tokio::spawn(print_envelopes(envelopes, cli.json));
 
     let code = match cli.prompt {
@@ -185,7 +196,9 @@ async fn print_envelopes(mut envelopes: mpsc::Receiver<Envelope>, json: bool) {
         }
         match &envelope.payload {
             EnvelopePayload::Event(event) => print_event(event, &mut stdout),
-            EnvelopePayload::Notice(HostNotice::Error { message, .. }) => eprintln!("pi-chat: {message}"),
+            EnvelopePayload::Notice(HostNotice::Error { message, .. }) => {
+                eprintln!("pi-chat: {message}")
+            }
             EnvelopePayload::Notice(HostNotice::State { .. } | HostNotice::Idle) => {}
         }
         let _ = stdout.flush();
@@ -194,19 +207,35 @@ async fn print_envelopes(mut envelopes: mpsc::Receiver<Envelope>, json: bool) {
 
 fn print_event(event: &AgentEvent, stdout: &mut std::io::Stdout) {
     match event {
-        AgentEvent::MessageUpdate { assistant_message_event: AssistantMessageEvent::TextDelta { delta, .. }, .. } => {
+        AgentEvent::MessageUpdate {
+            assistant_message_event: AssistantMessageEvent::TextDelta { delta, .. },
+            ..
+        } => {
             let _ = write!(stdout, "{delta}");
         }
         AgentEvent::MessageEnd { message } => {
-            if message.as_assistant().is_some_and(|assistant| !assistant.text().is_empty()) {
+            if message
+                .as_assistant()
+                .is_some_and(|assistant| !assistant.text().is_empty())
+            {
                 let _ = writeln!(stdout);
             }
-            if let Some(error) = message.as_assistant().and_then(|assistant| assistant.error_message.as_deref()) {
+            if let Some(error) = message
+                .as_assistant()
+                .and_then(|assistant| assistant.error_message.as_deref())
+            {
                 eprintln!("[error] {error}");
             }
         }
-        AgentEvent::ToolExecutionStart { tool_name, args, .. } => eprintln!("[{tool_name}] {args}"),
-        AgentEvent::ToolExecutionEnd { tool_name, is_error: true, result, .. } => {
+        AgentEvent::ToolExecutionStart {
+            tool_name, args, ..
+        } => eprintln!("[{tool_name}] {args}"),
+        AgentEvent::ToolExecutionEnd {
+            tool_name,
+            is_error: true,
+            result,
+            ..
+        } => {
             let text = serde_json::to_value(&result.content).unwrap_or_default();
             eprintln!("[{tool_name} failed] {text}");
         }

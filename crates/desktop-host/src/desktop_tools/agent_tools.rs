@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use pi_agent::{AgentTool, AgentToolResult, SharedAgentTool, ToolError, ToolExecutionMode, ToolUpdateSink};
+use pi_agent::{
+    AgentTool, AgentToolResult, SharedAgentTool, ToolError, ToolExecutionMode, ToolUpdateSink,
+};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -28,9 +30,18 @@ pub const READ_DOCUMENT: &str = "read_document";
 /// The three desktop tools over one shared context, in the order the model sees them.
 pub fn desktop_agent_tools(context: &DesktopToolContext) -> Vec<SharedAgentTool> {
     vec![
-        Arc::new(DesktopTool::new(context.clone(), DesktopToolKind::ListDownloadFiles)),
-        Arc::new(DesktopTool::new(context.clone(), DesktopToolKind::ListFolder)),
-        Arc::new(DesktopTool::new(context.clone(), DesktopToolKind::ReadDocument)),
+        Arc::new(DesktopTool::new(
+            context.clone(),
+            DesktopToolKind::ListDownloadFiles,
+        )),
+        Arc::new(DesktopTool::new(
+            context.clone(),
+            DesktopToolKind::ListFolder,
+        )),
+        Arc::new(DesktopTool::new(
+            context.clone(),
+            DesktopToolKind::ReadDocument,
+        )),
     ]
 }
 
@@ -61,22 +72,40 @@ impl DesktopTool {
             DesktopToolKind::ListFolder => list_files_parameters(true),
             DesktopToolKind::ReadDocument => read_document_parameters(),
         };
-        DesktopTool { context, kind, parameters }
+        DesktopTool {
+            context,
+            kind,
+            parameters,
+        }
     }
 
-    async fn run(&self, arguments: Value, cancel_token: CancellationToken) -> Result<ToolOutput, ToolFailure> {
+    async fn run(
+        &self,
+        arguments: Value,
+        cancel_token: CancellationToken,
+    ) -> Result<ToolOutput, ToolFailure> {
         match self.kind {
             DesktopToolKind::ListDownloadFiles => {
-                let args: ListFilesArgs = parse_arguments(&self.context, KnownFolder::Downloads, arguments)?;
-                list_folder_files(&self.context, LIST_DOWNLOAD_FILES, KnownFolder::Downloads, args, &cancel_token).await
+                let args: ListFilesArgs =
+                    parse_arguments(&self.context, KnownFolder::Downloads, arguments)?;
+                list_folder_files(
+                    &self.context,
+                    LIST_DOWNLOAD_FILES,
+                    KnownFolder::Downloads,
+                    args,
+                    &cancel_token,
+                )
+                .await
             }
             DesktopToolKind::ListFolder => {
-                let args: ListFilesArgs = parse_arguments(&self.context, KnownFolder::Documents, arguments)?;
+                let args: ListFilesArgs =
+                    parse_arguments(&self.context, KnownFolder::Documents, arguments)?;
                 let folder = folder_argument(&self.context, args.folder.as_deref(), None)?;
                 list_folder_files(&self.context, LIST_FOLDER, folder, args, &cancel_token).await
             }
             DesktopToolKind::ReadDocument => {
-                let args: ReadDocumentArgs = parse_arguments(&self.context, KnownFolder::Downloads, arguments)?;
+                let args: ReadDocumentArgs =
+                    parse_arguments(&self.context, KnownFolder::Downloads, arguments)?;
                 read_folder_document(&self.context, READ_DOCUMENT, args, &cancel_token).await
             }
         }
@@ -90,7 +119,13 @@ fn parse_arguments<T: DeserializeOwned>(
 ) -> Result<T, ToolFailure> {
     serde_json::from_value(arguments).map_err(|error| {
         // serde's text names the field and the expected type; it holds no path.
-        context.refuse(folder, FailureKind::InvalidArguments { zh: error.to_string(), en: error.to_string() })
+        context.refuse(
+            folder,
+            FailureKind::InvalidArguments {
+                zh: error.to_string(),
+                en: error.to_string(),
+            },
+        )
     })
 }
 
@@ -158,7 +193,10 @@ impl AgentTool for DesktopTool {
         _on_update: ToolUpdateSink,
     ) -> BoxFuture<'_, Result<AgentToolResult, ToolError>> {
         Box::pin(async move {
-            let output = self.run(arguments, cancel).await.map_err(|failure| ToolError::new(failure.to_string()))?;
+            let output = self
+                .run(arguments, cancel)
+                .await
+                .map_err(|failure| ToolError::new(failure.to_string()))?;
             Ok(AgentToolResult::text(output.content, output.details))
         })
     }

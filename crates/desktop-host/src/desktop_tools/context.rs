@@ -34,7 +34,11 @@ pub struct ToolOutput {
 impl DesktopToolContext {
     /// A context over `paths` with a fresh diagnostics ring.
     pub fn new(paths: DesktopPaths, language: Language) -> DesktopToolContext {
-        DesktopToolContext { paths: Arc::new(paths), language, diagnostics: Diagnostics::new() }
+        DesktopToolContext {
+            paths: Arc::new(paths),
+            language,
+            diagnostics: Diagnostics::new(),
+        }
     }
 
     /// Captures `error` under `tool_name` and returns the safe failure of `kind` for `folder`.
@@ -46,12 +50,20 @@ impl DesktopToolContext {
         error: &(dyn std::error::Error + 'static),
     ) -> ToolFailure {
         self.diagnostics.capture(tool_name, error);
-        ToolFailure { kind, folder, language: self.language }
+        ToolFailure {
+            kind,
+            folder,
+            language: self.language,
+        }
     }
 
     /// A failure that has nothing worth capturing (bad arguments, cancellation).
     pub fn refuse(&self, folder: KnownFolder, kind: FailureKind) -> ToolFailure {
-        ToolFailure { kind, folder, language: self.language }
+        ToolFailure {
+            kind,
+            folder,
+            language: self.language,
+        }
     }
 }
 

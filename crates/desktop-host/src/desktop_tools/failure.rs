@@ -64,15 +64,23 @@ impl fmt::Display for ToolFailure {
         let folder = folder_name(self.folder, self.language);
         let max_mb = MAX_FILE_BYTES / (1024 * 1024);
         let text = match (&self.kind, self.language) {
-            (FailureKind::FolderUnavailable, Language::Zh) => format!("无法查询{folder}：目录暂时不可访问。"),
+            (FailureKind::FolderUnavailable, Language::Zh) => {
+                format!("无法查询{folder}：目录暂时不可访问。")
+            }
             (FailureKind::FolderUnavailable, Language::En) => {
                 format!("Cannot read the {folder} folder: it is not accessible right now.")
             }
-            (FailureKind::FolderUnknown, Language::Zh) => format!("无法查询{folder}：系统没有设置这个文件夹。"),
-            (FailureKind::FolderUnknown, Language::En) => {
-                format!("Cannot read the {folder} folder: this computer has no such folder configured.")
+            (FailureKind::FolderUnknown, Language::Zh) => {
+                format!("无法查询{folder}：系统没有设置这个文件夹。")
             }
-            (FailureKind::OutsideFolder, Language::Zh) => format!("拒绝访问：该路径不在{folder}内。"),
+            (FailureKind::FolderUnknown, Language::En) => {
+                format!(
+                    "Cannot read the {folder} folder: this computer has no such folder configured."
+                )
+            }
+            (FailureKind::OutsideFolder, Language::Zh) => {
+                format!("拒绝访问：该路径不在{folder}内。")
+            }
             (FailureKind::OutsideFolder, Language::En) => {
                 format!("Access refused: that path is outside the {folder} folder.")
             }
@@ -80,32 +88,55 @@ impl fmt::Display for ToolFailure {
                 format!("在{folder}中找不到该文件：请使用列表中给出的相对路径。")
             }
             (FailureKind::NotFound, Language::En) => {
-                format!("No such file in the {folder} folder: use the relative path from the listing.")
+                format!(
+                    "No such file in the {folder} folder: use the relative path from the listing."
+                )
             }
             (FailureKind::NotAFile, Language::Zh) => "该路径是文件夹，不是文件。".to_owned(),
-            (FailureKind::NotAFile, Language::En) => "That path is a folder, not a file.".to_owned(),
-            (FailureKind::TooLarge, Language::Zh) => format!("文件太大（超过 {max_mb} MB），无法读取。"),
-            (FailureKind::TooLarge, Language::En) => format!("The file is too large to read (over {max_mb} MB)."),
-            (FailureKind::Unsupported, Language::Zh) => "只能读取纯文本、Markdown 和 PDF 文件。".to_owned(),
-            (FailureKind::Unsupported, Language::En) => "Only plain text, Markdown and PDF files can be read.".to_owned(),
+            (FailureKind::NotAFile, Language::En) => {
+                "That path is a folder, not a file.".to_owned()
+            }
+            (FailureKind::TooLarge, Language::Zh) => {
+                format!("文件太大（超过 {max_mb} MB），无法读取。")
+            }
+            (FailureKind::TooLarge, Language::En) => {
+                format!("The file is too large to read (over {max_mb} MB).")
+            }
+            (FailureKind::Unsupported, Language::Zh) => {
+                "只能读取纯文本、Markdown 和 PDF 文件。".to_owned()
+            }
+            (FailureKind::Unsupported, Language::En) => {
+                "Only plain text, Markdown and PDF files can be read.".to_owned()
+            }
             (FailureKind::NoTextLayer, Language::Zh) => {
                 "该 PDF 的这些页面没有可提取的文字（可能是扫描件），无法读取内容。".to_owned()
             }
             (FailureKind::NoTextLayer, Language::En) => {
-                "This PDF has no extractable text on these pages (it is probably a scan).".to_owned()
+                "This PDF has no extractable text on these pages (it is probably a scan)."
+                    .to_owned()
             }
-            (FailureKind::BadPdf, Language::Zh) => "无法解析该 PDF 文件（可能已损坏或已加密）。".to_owned(),
+            (FailureKind::BadPdf, Language::Zh) => {
+                "无法解析该 PDF 文件（可能已损坏或已加密）。".to_owned()
+            }
             (FailureKind::BadPdf, Language::En) => {
                 "Cannot parse this PDF file (it may be damaged or encrypted).".to_owned()
             }
-            (FailureKind::BadPageRange(0), Language::Zh) => "页码范围只适用于 PDF 文件。".to_owned(),
-            (FailureKind::BadPageRange(0), Language::En) => "Page ranges apply to PDF files only.".to_owned(),
-            (FailureKind::BadPageRange(pages), Language::Zh) => format!("页码范围无效：该文档共 {pages} 页。"),
+            (FailureKind::BadPageRange(0), Language::Zh) => {
+                "页码范围只适用于 PDF 文件。".to_owned()
+            }
+            (FailureKind::BadPageRange(0), Language::En) => {
+                "Page ranges apply to PDF files only.".to_owned()
+            }
+            (FailureKind::BadPageRange(pages), Language::Zh) => {
+                format!("页码范围无效：该文档共 {pages} 页。")
+            }
             (FailureKind::BadPageRange(pages), Language::En) => {
                 format!("Invalid page range: the document has {pages} pages.")
             }
             (FailureKind::InvalidArguments { zh, .. }, Language::Zh) => format!("参数无效：{zh}"),
-            (FailureKind::InvalidArguments { en, .. }, Language::En) => format!("Invalid arguments: {en}"),
+            (FailureKind::InvalidArguments { en, .. }, Language::En) => {
+                format!("Invalid arguments: {en}")
+            }
             (FailureKind::Cancelled, Language::Zh) => "操作已取消。".to_owned(),
             (FailureKind::Cancelled, Language::En) => "The operation was cancelled.".to_owned(),
         };
@@ -135,7 +166,9 @@ impl From<&ConfinementError> for FailureKind {
     fn from(error: &ConfinementError) -> FailureKind {
         match error {
             ConfinementError::RootUnavailable { .. } => FailureKind::FolderUnavailable,
-            ConfinementError::Outside { .. } | ConfinementError::ClimbsOut { .. } => FailureKind::OutsideFolder,
+            ConfinementError::Outside { .. } | ConfinementError::ClimbsOut { .. } => {
+                FailureKind::OutsideFolder
+            }
             ConfinementError::NotFound { .. } => FailureKind::NotFound,
         }
     }
@@ -163,7 +196,9 @@ impl From<&DocumentError> for FailureKind {
             DocumentError::Unsupported { .. } => FailureKind::Unsupported,
             DocumentError::BadPdf { .. } => FailureKind::BadPdf,
             DocumentError::NoTextLayer { .. } => FailureKind::NoTextLayer,
-            DocumentError::BadPageRange { page_count, .. } => FailureKind::BadPageRange(*page_count),
+            DocumentError::BadPageRange { page_count, .. } => {
+                FailureKind::BadPageRange(*page_count)
+            }
             DocumentError::Cancelled => FailureKind::Cancelled,
         }
     }

@@ -11,7 +11,9 @@ use crate::allowed_folder::AllowedFolder;
 use crate::desktop_paths::KnownFolder;
 use crate::desktop_tools::context::{DesktopToolContext, ToolOutput, run_blocking};
 use crate::desktop_tools::failure::{FailureKind, ToolFailure};
-use crate::listing::{FileEntry, ListingPage, ListingQuery, SortOrder, cursor_after, list_files, ms_system_time};
+use crate::listing::{
+    FileEntry, ListingPage, ListingQuery, SortOrder, cursor_after, list_files, ms_system_time,
+};
 
 /// The most characters of listing JSON one call gives the model; a page is cut short (with a cursor) beyond.
 pub const MAX_CONTENT_CHARS: usize = 60_000;
@@ -64,10 +66,11 @@ pub fn list_files_parameters(with_folder: bool) -> Value {
         },
         "additionalProperties": false
     });
-    if with_folder
-        && let Some(object) = schema.as_object_mut()
-    {
-        let names: Vec<&str> = KnownFolder::ALL.iter().map(|folder| folder.as_str()).collect();
+    if with_folder && let Some(object) = schema.as_object_mut() {
+        let names: Vec<&str> = KnownFolder::ALL
+            .iter()
+            .map(|folder| folder.as_str())
+            .collect();
         if let Some(properties) = object.get_mut("properties").and_then(Value::as_object_mut) {
             properties.insert(
                 "folder".to_owned(),
@@ -104,25 +107,32 @@ pub async fn list_folder_files(
 ) -> Result<ToolOutput, ToolFailure> {
     let query = build_query(context, folder, &args)?;
     let sort = query.sort;
-    let Some(root) = context.paths.folder(folder).map(std::path::Path::to_path_buf) else {
+    let Some(root) = context
+        .paths
+        .folder(folder)
+        .map(std::path::Path::to_path_buf)
+    else {
         return Err(context.refuse(folder, FailureKind::FolderUnknown));
     };
     let requested_path = args.path.clone().unwrap_or_default();
     let work_context = context.clone();
-    let (page, listed_path) = run_blocking(context, tool_name, folder, cancel_token, move |token| {
-        let allowed = AllowedFolder::new(&root)
-            .map_err(|error| work_context.fail(tool_name, folder, FailureKind::from(&error), &error))?;
-        let start = allowed
-            .resolve(&requested_path)
-            .map_err(|error| work_context.fail(tool_name, folder, FailureKind::from(&error), &error))?;
-        if !start.is_dir() {
-            return Err(work_context.refuse(folder, not_a_folder()));
-        }
-        let page = list_files(&allowed, &start, &query, &token)
-            .map_err(|error| work_context.fail(tool_name, folder, FailureKind::from(&error), &error))?;
-        Ok((page, allowed.relative_display(&start)))
-    })
-    .await?;
+    let (page, listed_path) =
+        run_blocking(context, tool_name, folder, cancel_token, move |token| {
+            let allowed = AllowedFolder::new(&root).map_err(|error| {
+                work_context.fail(tool_name, folder, FailureKind::from(&error), &error)
+            })?;
+            let start = allowed.resolve(&requested_path).map_err(|error| {
+                work_context.fail(tool_name, folder, FailureKind::from(&error), &error)
+            })?;
+            if !start.is_dir() {
+                return Err(work_context.refuse(folder, not_a_folder()));
+            }
+            let page = list_files(&allowed, &start, &query, &token).map_err(|error| {
+                work_context.fail(tool_name, folder, FailureKind::from(&error), &error)
+            })?;
+            Ok((page, allowed.relative_display(&start)))
+        })
+        .await?;
     Ok(shape_output(folder, &listed_path, page, sort))
 }
 
@@ -153,7 +163,11 @@ fn build_query(
         }
     };
     let time = |field: &str, value: &Option<String>| -> Result<Option<SystemTime>, ToolFailure> {
-        match value.as_deref().map(str::trim).filter(|text| !text.is_empty()) {
+        match value
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+        {
             None => Ok(None),
             Some(text) => parse_time(text).map(Some).ok_or_else(|| {
                 context.refuse(
@@ -184,7 +198,9 @@ pub fn parse_time(text: &str) -> Option<SystemTime> {
     if text.len() == 10 {
         return humantime::parse_rfc3339_weak(&format!("{text}T00:00:00")).ok();
     }
-    humantime::parse_rfc3339_weak(text.trim_end_matches('Z')).ok().or_else(|| humantime::parse_rfc3339(text).ok())
+    humantime::parse_rfc3339_weak(text.trim_end_matches('Z'))
+        .ok()
+        .or_else(|| humantime::parse_rfc3339(text).ok())
 }
 
 fn format_time(ms: i64) -> String {
@@ -193,7 +209,12 @@ fn format_time(ms: i64) -> String {
 
 /// Builds the model's compact JSON and the UI's details; cuts the page when the JSON would exceed
 /// [`MAX_CONTENT_CHARS`], continuing the cursor from the last entry kept.
-fn shape_output(folder: KnownFolder, listed_path: &str, mut page: ListingPage, sort: SortOrder) -> ToolOutput {
+fn shape_output(
+    folder: KnownFolder,
+    listed_path: &str,
+    mut page: ListingPage,
+    sort: SortOrder,
+) -> ToolOutput {
     let mut files = Vec::with_capacity(page.entries.len());
     let mut used_chars = 0;
     let mut kept = 0;
@@ -214,7 +235,10 @@ fn shape_output(folder: KnownFolder, listed_path: &str, mut page: ListingPage, s
     }
     if kept < page.entries.len() {
         page.entries.truncate(kept);
-        page.next_cursor = page.entries.last().map(|last: &FileEntry| cursor_after(sort, last));
+        page.next_cursor = page
+            .entries
+            .last()
+            .map(|last: &FileEntry| cursor_after(sort, last));
     }
     let mut content = json!({
         "folder": folder.as_str(),
@@ -242,7 +266,10 @@ fn shape_output(folder: KnownFolder, listed_path: &str, mut page: ListingPage, s
         "scanTruncated": page.scan_truncated,
         "nextCursor": page.next_cursor,
     });
-    ToolOutput { content: content.to_string(), details }
+    ToolOutput {
+        content: content.to_string(),
+        details,
+    }
 }
 
 #[cfg(test)]
@@ -252,9 +279,15 @@ mod tests {
     #[test]
     fn times_parse_as_dates_or_rfc3339() {
         let date = parse_time("2024-05-01").unwrap();
-        assert_eq!(humantime::format_rfc3339_seconds(date).to_string(), "2024-05-01T00:00:00Z");
+        assert_eq!(
+            humantime::format_rfc3339_seconds(date).to_string(),
+            "2024-05-01T00:00:00Z"
+        );
         let precise = parse_time("2024-05-01T10:20:30Z").unwrap();
-        assert_eq!(humantime::format_rfc3339_seconds(precise).to_string(), "2024-05-01T10:20:30Z");
+        assert_eq!(
+            humantime::format_rfc3339_seconds(precise).to_string(),
+            "2024-05-01T10:20:30Z"
+        );
         assert!(parse_time("yesterday").is_none());
     }
 }

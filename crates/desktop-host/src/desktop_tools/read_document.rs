@@ -30,7 +30,10 @@ pub struct ReadDocumentArgs {
 
 /// The JSON Schema of [`ReadDocumentArgs`].
 pub fn read_document_parameters() -> Value {
-    let names: Vec<&str> = KnownFolder::ALL.iter().map(|folder| folder.as_str()).collect();
+    let names: Vec<&str> = KnownFolder::ALL
+        .iter()
+        .map(|folder| folder.as_str())
+        .collect();
     json!({
         "type": "object",
         "properties": {
@@ -57,8 +60,10 @@ pub(crate) fn folder_argument(
             context.refuse(
                 default.unwrap_or(KnownFolder::Downloads),
                 FailureKind::InvalidArguments {
-                    zh: "folder 只能是 downloads、documents、desktop、pictures、music 或 videos。".to_owned(),
-                    en: "folder must be downloads, documents, desktop, pictures, music or videos.".to_owned(),
+                    zh: "folder 只能是 downloads、documents、desktop、pictures、music 或 videos。"
+                        .to_owned(),
+                    en: "folder must be downloads, documents, desktop, pictures, music or videos."
+                        .to_owned(),
                 },
             )
         }),
@@ -81,8 +86,16 @@ pub async fn read_folder_document(
     args: ReadDocumentArgs,
     cancel_token: &CancellationToken,
 ) -> Result<ToolOutput, ToolFailure> {
-    let folder = folder_argument(context, args.folder.as_deref(), Some(KnownFolder::Downloads))?;
-    let Some(root) = context.paths.folder(folder).map(std::path::Path::to_path_buf) else {
+    let folder = folder_argument(
+        context,
+        args.folder.as_deref(),
+        Some(KnownFolder::Downloads),
+    )?;
+    let Some(root) = context
+        .paths
+        .folder(folder)
+        .map(std::path::Path::to_path_buf)
+    else {
         return Err(context.refuse(folder, FailureKind::FolderUnknown));
     };
     let range = DocumentRange {
@@ -93,16 +106,21 @@ pub async fn read_folder_document(
     };
     let requested_path = args.path.clone();
     let work_context = context.clone();
-    let (document, relative_path) = run_blocking(context, tool_name, folder, cancel_token, move |token| {
-        let fail = |kind: FailureKind, error: &(dyn std::error::Error + 'static)| {
-            work_context.fail(tool_name, folder, kind, error)
-        };
-        let allowed = AllowedFolder::new(&root).map_err(|error| fail(FailureKind::from(&error), &error))?;
-        let path = allowed.resolve(&requested_path).map_err(|error| fail(FailureKind::from(&error), &error))?;
-        let document = read_document(&path, &range, &token).map_err(|error| fail(FailureKind::from(&error), &error))?;
-        Ok((document, allowed.relative_display(&path)))
-    })
-    .await?;
+    let (document, relative_path) =
+        run_blocking(context, tool_name, folder, cancel_token, move |token| {
+            let fail = |kind: FailureKind, error: &(dyn std::error::Error + 'static)| {
+                work_context.fail(tool_name, folder, kind, error)
+            };
+            let allowed = AllowedFolder::new(&root)
+                .map_err(|error| fail(FailureKind::from(&error), &error))?;
+            let path = allowed
+                .resolve(&requested_path)
+                .map_err(|error| fail(FailureKind::from(&error), &error))?;
+            let document = read_document(&path, &range, &token)
+                .map_err(|error| fail(FailureKind::from(&error), &error))?;
+            Ok((document, allowed.relative_display(&path)))
+        })
+        .await?;
     Ok(shape_output(folder, &relative_path, document))
 }
 
@@ -129,5 +147,8 @@ fn shape_output(folder: KnownFolder, relative_path: &str, document: DocumentText
         }
     }
     let content = format!("{header}\n\n{}", document.text);
-    ToolOutput { content, details: header }
+    ToolOutput {
+        content,
+        details: header,
+    }
 }

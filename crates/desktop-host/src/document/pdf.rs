@@ -23,7 +23,10 @@ pub(super) fn extract_pages(
     range: &DocumentRange,
     cancel_token: &CancellationToken,
 ) -> Result<PdfPages, DocumentError> {
-    let bad_pdf = |reason: String| DocumentError::BadPdf { path: path.to_path_buf(), reason };
+    let bad_pdf = |reason: String| DocumentError::BadPdf {
+        path: path.to_path_buf(),
+        reason,
+    };
     let document = lopdf::Document::load_mem(bytes).map_err(|error| bad_pdf(error.to_string()))?;
     if document.is_encrypted() {
         return Err(bad_pdf("the document is encrypted".to_owned()));
@@ -51,7 +54,15 @@ pub(super) fn extract_pages(
         page_texts.push(page_text.trim_end().to_owned());
     }
     if page_texts.iter().all(|text| text.trim().is_empty()) {
-        return Err(DocumentError::NoTextLayer { path: path.to_path_buf(), first_page, last_page });
+        return Err(DocumentError::NoTextLayer {
+            path: path.to_path_buf(),
+            first_page,
+            last_page,
+        });
     }
-    Ok(PdfPages { text: page_texts.join("\n\n"), page_count, pages: (first_page, last_page) })
+    Ok(PdfPages {
+        text: page_texts.join("\n\n"),
+        page_count,
+        pages: (first_page, last_page),
+    })
 }

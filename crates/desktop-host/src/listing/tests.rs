@@ -12,7 +12,8 @@ fn write_file(root: &Path, relative: &str, bytes: &[u8], modified_secs: u64) {
     }
     fs::write(&path, bytes).unwrap();
     let file = fs::File::options().write(true).open(&path).unwrap();
-    file.set_modified(UNIX_EPOCH + Duration::from_secs(modified_secs)).unwrap();
+    file.set_modified(UNIX_EPOCH + Duration::from_secs(modified_secs))
+        .unwrap();
 }
 
 fn sample_folder() -> (tempfile::TempDir, AllowedFolder) {
@@ -29,7 +30,10 @@ fn sample_folder() -> (tempfile::TempDir, AllowedFolder) {
 }
 
 fn paths(page: &ListingPage) -> Vec<&str> {
-    page.entries.iter().map(|entry| entry.relative_path.as_str()).collect()
+    page.entries
+        .iter()
+        .map(|entry| entry.relative_path.as_str())
+        .collect()
 }
 
 fn list(allowed: &AllowedFolder, query: &ListingQuery) -> ListingPage {
@@ -40,7 +44,10 @@ fn list(allowed: &AllowedFolder, query: &ListingQuery) -> ListingPage {
 fn lists_top_level_files_newest_first_and_skips_hidden_ones() {
     let (_temp, allowed) = sample_folder();
     let page = list(&allowed, &ListingQuery::default());
-    assert_eq!(paths(&page), vec!["发票 2024.pdf", "report.PDF", "notes.md"]);
+    assert_eq!(
+        paths(&page),
+        vec!["发票 2024.pdf", "report.PDF", "notes.md"]
+    );
     assert_eq!(page.total_matched, 3);
     assert_eq!(page.next_cursor, None);
     let report = &page.entries[1];
@@ -52,9 +59,16 @@ fn lists_top_level_files_newest_first_and_skips_hidden_ones() {
 #[test]
 fn extension_filter_is_case_insensitive_and_recursion_is_optional() {
     let (_temp, allowed) = sample_folder();
-    let query = ListingQuery { extensions: vec![".Pdf".to_owned()], recursive: true, ..ListingQuery::default() };
+    let query = ListingQuery {
+        extensions: vec![".Pdf".to_owned()],
+        recursive: true,
+        ..ListingQuery::default()
+    };
     let page = list(&allowed, &query);
-    assert_eq!(paths(&page), vec!["发票 2024.pdf", "report.PDF", "archive/old.pdf"]);
+    assert_eq!(
+        paths(&page),
+        vec!["发票 2024.pdf", "report.PDF", "archive/old.pdf"]
+    );
 }
 
 #[test]
@@ -69,15 +83,25 @@ fn name_and_time_filters_combine() {
         ..ListingQuery::default()
     };
     // "old.pdf" is too old, "photo.jpg" too new; "notes.md" and "report.PDF" contain an "o".
-    assert_eq!(paths(&list(&allowed, &query)), vec!["notes.md", "report.PDF"]);
+    assert_eq!(
+        paths(&list(&allowed, &query)),
+        vec!["notes.md", "report.PDF"]
+    );
 }
 
 #[test]
 fn folders_are_listed_only_when_asked() {
     let (_temp, allowed) = sample_folder();
-    let query = ListingQuery { include_folders: true, sort: SortOrder::Name, ..ListingQuery::default() };
+    let query = ListingQuery {
+        include_folders: true,
+        sort: SortOrder::Name,
+        ..ListingQuery::default()
+    };
     let page = list(&allowed, &query);
-    assert_eq!(paths(&page), vec!["archive", "notes.md", "report.PDF", "发票 2024.pdf"]);
+    assert_eq!(
+        paths(&page),
+        vec!["archive", "notes.md", "report.PDF", "发票 2024.pdf"]
+    );
     assert_eq!(page.entries[0].kind, FileKind::Folder);
 }
 
@@ -85,11 +109,24 @@ fn folders_are_listed_only_when_asked() {
 fn cursors_page_through_every_entry_once() {
     let (_temp, allowed) = sample_folder();
     for sort in [SortOrder::Newest, SortOrder::Oldest, SortOrder::Name] {
-        let full = list(&allowed, &ListingQuery { recursive: true, sort, ..ListingQuery::default() });
+        let full = list(
+            &allowed,
+            &ListingQuery {
+                recursive: true,
+                sort,
+                ..ListingQuery::default()
+            },
+        );
         let mut collected = Vec::new();
         let mut cursor = None;
         loop {
-            let query = ListingQuery { recursive: true, sort, limit: Some(2), cursor, ..ListingQuery::default() };
+            let query = ListingQuery {
+                recursive: true,
+                sort,
+                limit: Some(2),
+                cursor,
+                ..ListingQuery::default()
+            };
             let page = list(&allowed, &query);
             assert!(page.entries.len() <= 2);
             collected.extend(page.entries.iter().map(|entry| entry.relative_path.clone()));
@@ -106,8 +143,18 @@ fn cursors_page_through_every_entry_once() {
 #[test]
 fn a_cursor_of_another_sort_order_is_refused() {
     let (_temp, allowed) = sample_folder();
-    let page = list(&allowed, &ListingQuery { limit: Some(1), ..ListingQuery::default() });
-    let query = ListingQuery { sort: SortOrder::Name, cursor: page.next_cursor, ..ListingQuery::default() };
+    let page = list(
+        &allowed,
+        &ListingQuery {
+            limit: Some(1),
+            ..ListingQuery::default()
+        },
+    );
+    let query = ListingQuery {
+        sort: SortOrder::Name,
+        cursor: page.next_cursor,
+        ..ListingQuery::default()
+    };
     let result = list_files(&allowed, allowed.root(), &query, &CancellationToken::new());
     assert!(matches!(result, Err(ListingError::InvalidCursor { .. })));
 }
@@ -121,7 +168,12 @@ fn a_cancelled_token_stops_the_walk() {
     let allowed = AllowedFolder::new(temp.path()).unwrap();
     let cancel_token = CancellationToken::new();
     cancel_token.cancel();
-    let result = list_files(&allowed, allowed.root(), &ListingQuery::default(), &cancel_token);
+    let result = list_files(
+        &allowed,
+        allowed.root(),
+        &ListingQuery::default(),
+        &cancel_token,
+    );
     assert!(matches!(result, Err(ListingError::Cancelled)));
 }
 
@@ -130,14 +182,33 @@ fn a_cancelled_token_stops_the_walk() {
 fn symlinks_leading_outside_are_skipped_and_inside_ones_listed() {
     let (temp, allowed) = sample_folder();
     fs::write(temp.path().join("outside.pdf"), b"%PDF").unwrap();
-    std::os::unix::fs::symlink(temp.path().join("outside.pdf"), allowed.root().join("escape.pdf")).unwrap();
-    std::os::unix::fs::symlink(allowed.root().join("report.PDF"), allowed.root().join("alias.pdf")).unwrap();
+    std::os::unix::fs::symlink(
+        temp.path().join("outside.pdf"),
+        allowed.root().join("escape.pdf"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        allowed.root().join("report.PDF"),
+        allowed.root().join("alias.pdf"),
+    )
+    .unwrap();
     std::os::unix::fs::symlink(temp.path(), allowed.root().join("loop")).unwrap();
-    let query = ListingQuery { recursive: true, sort: SortOrder::Name, ..ListingQuery::default() };
+    let query = ListingQuery {
+        recursive: true,
+        sort: SortOrder::Name,
+        ..ListingQuery::default()
+    };
     let page = list(&allowed, &query);
     assert_eq!(
         paths(&page),
-        vec!["alias.pdf", "archive/deeper/photo.jpg", "archive/old.pdf", "notes.md", "report.PDF", "发票 2024.pdf"]
+        vec![
+            "alias.pdf",
+            "archive/deeper/photo.jpg",
+            "archive/old.pdf",
+            "notes.md",
+            "report.PDF",
+            "发票 2024.pdf"
+        ]
     );
     assert_eq!(page.skipped, 2);
 }
@@ -150,7 +221,10 @@ fn non_utf8_names_are_listed_lossily_and_marked() {
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9.pdf");
     fs::write(temp.path().join(name), b"%PDF").unwrap();
     let allowed = AllowedFolder::new(temp.path()).unwrap();
-    let query = ListingQuery { extensions: vec!["pdf".to_owned()], ..ListingQuery::default() };
+    let query = ListingQuery {
+        extensions: vec!["pdf".to_owned()],
+        ..ListingQuery::default()
+    };
     let page = list(&allowed, &query);
     assert_eq!(page.entries.len(), 1);
     assert_eq!(page.entries[0].name, "caf\u{fffd}.pdf");
@@ -161,6 +235,11 @@ fn non_utf8_names_are_listed_lossily_and_marked() {
 fn a_missing_folder_is_an_error() {
     let (_temp, allowed) = sample_folder();
     let missing = allowed.root().join("missing");
-    let result = list_files(&allowed, &missing, &ListingQuery::default(), &CancellationToken::new());
+    let result = list_files(
+        &allowed,
+        &missing,
+        &ListingQuery::default(),
+        &CancellationToken::new(),
+    );
     assert!(matches!(result, Err(ListingError::FolderUnreadable { .. })));
 }

@@ -79,20 +79,36 @@ pub fn default_config_dir() -> Option<PathBuf> {
 pub fn load_settings(path: &Path) -> Result<SettingsFile, SettingsFileError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(SettingsFile::default()),
-        Err(source) => return Err(SettingsFileError::Io { path: path.to_path_buf(), source }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(SettingsFile::default());
+        }
+        Err(source) => {
+            return Err(SettingsFileError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
-    serde_json::from_str(&text).map_err(|source| SettingsFileError::Invalid { path: path.to_path_buf(), source })
+    serde_json::from_str(&text).map_err(|source| SettingsFileError::Invalid {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Saves `settings` to `path` atomically, creating the folder when needed.
 pub fn save_settings(path: &Path, settings: &SettingsFile) -> Result<(), SettingsFileError> {
-    let io_error = |source| SettingsFileError::Io { path: path.to_path_buf(), source };
+    let io_error = |source| SettingsFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io_error)?;
     }
-    let json = serde_json::to_string_pretty(settings)
-        .map_err(|source| SettingsFileError::Invalid { path: path.to_path_buf(), source })?;
+    let json =
+        serde_json::to_string_pretty(settings).map_err(|source| SettingsFileError::Invalid {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let temporary = path.with_extension("json.tmp");
     std::fs::write(&temporary, json).map_err(io_error)?;
     std::fs::rename(&temporary, path).map_err(io_error)
@@ -130,6 +146,9 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join(SETTINGS_FILE_NAME);
         std::fs::write(&path, "{ not json").unwrap();
-        assert!(matches!(load_settings(&path), Err(SettingsFileError::Invalid { .. })));
+        assert!(matches!(
+            load_settings(&path),
+            Err(SettingsFileError::Invalid { .. })
+        ));
     }
 }

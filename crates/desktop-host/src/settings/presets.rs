@@ -127,6 +127,8 @@ impl ProviderPreset {
         if name == "llama.cpp" {
             return Some(ProviderPreset::LlamaCpp);
         }
-        ProviderPreset::ALL.into_iter().find(|preset| preset.as_str() == name)
+        ProviderPreset::ALL
+            .into_iter()
+            .find(|preset| preset.as_str() == name)
     }
 }

@@ -24,13 +24,17 @@ use crate::settings::file::SettingsFile;
 use crate::settings::presets::{OLLAMA_DEFAULT_BASE_URL, ProviderPreset};
 
 /// The APIs `PI_API` accepts.
-pub const SUPPORTED_APIS: [&str; 4] = ["openai-completions", "openai-responses", "anthropic-messages", "scripted"];
+pub const SUPPORTED_APIS: [&str; 4] = [
+    "openai-completions",
+    "openai-responses",
+    "anthropic-messages",
+    "scripted",
+];
 
 /// The default system prompt in Chinese (the book's desktop assistant).
 pub const DEFAULT_SYSTEM_PROMPT_ZH: &str = "你是一个桌面助手。\n需要本机信息时使用工具，不要猜测。";
 /// The default system prompt in English.
-pub const DEFAULT_SYSTEM_PROMPT_EN: &str =
-    "You are a desktop assistant.\nUse the tools when you need information from this computer; do not guess.";
+pub const DEFAULT_SYSTEM_PROMPT_EN: &str = "You are a desktop assistant.\nUse the tools when you need information from this computer; do not guess.";
 
 /// Checks whether a local model server answers (plugged in so tests need no network).
 pub trait LocalServerProbe: Send + Sync {
@@ -47,15 +51,23 @@ pub struct TcpProbe {
 
 impl Default for TcpProbe {
     fn default() -> Self {
-        TcpProbe { timeout: Duration::from_millis(300) }
+        TcpProbe {
+            timeout: Duration::from_millis(300),
+        }
     }
 }
 
 impl LocalServerProbe for TcpProbe {
     fn is_reachable(&self, base_url: &str) -> bool {
-        let Some(authority) = authority_of(base_url) else { return false };
-        let Ok(addresses) = authority.to_socket_addrs() else { return false };
-        addresses.into_iter().any(|address| TcpStream::connect_timeout(&address, self.timeout).is_ok())
+        let Some(authority) = authority_of(base_url) else {
+            return false;
+        };
+        let Ok(addresses) = authority.to_socket_addrs() else {
+            return false;
+        };
+        addresses
+            .into_iter()
+            .any(|address| TcpStream::connect_timeout(&address, self.timeout).is_ok())
     }
 }
 
@@ -129,7 +141,9 @@ pub enum SettingsError {
         settings: String,
     },
     /// The provider needs a key and none was found.
-    #[error("no API key for {provider}: set {key_env} (or PI_API_KEY), or store a key for {provider} in the app")]
+    #[error(
+        "no API key for {provider}: set {key_env} (or PI_API_KEY), or store a key for {provider} in the app"
+    )]
     MissingApiKey {
         /// pi's provider id.
         provider: String,
@@ -143,7 +157,9 @@ pub enum SettingsError {
         key_env: String,
     },
     /// `PI_API` (or the file's `api`) names an API this app cannot speak.
-    #[error("unknown API {api:?}: set PI_API to one of openai-completions, openai-responses, anthropic-messages, scripted")]
+    #[error(
+        "unknown API {api:?}: set PI_API to one of openai-completions, openai-responses, anthropic-messages, scripted"
+    )]
     UnknownApi {
         /// The value given.
         api: String,
@@ -160,57 +176,95 @@ pub enum SettingsError {
 
 /// Resolves the provider settings. See the module doc for the precedence rules.
 pub fn resolve_settings(inputs: &ResolveInputs<'_>) -> Result<ResolvedSettings, SettingsError> {
-    let env_value = |key: &str| inputs.env.get(key).map(|value| value.trim()).filter(|value| !value.is_empty());
+    let env_value = |key: &str| {
+        inputs
+            .env
+            .get(key)
+            .map(|value| value.trim())
+            .filter(|value| !value.is_empty())
+    };
     let file = inputs.file;
-    let api_override = env_value("PI_API").map(str::to_owned).or_else(|| file.api.clone());
+    let api_override = env_value("PI_API")
+        .map(str::to_owned)
+        .or_else(|| file.api.clone());
     if let Some(api) = &api_override
         && !SUPPORTED_APIS.contains(&api.as_str())
     {
         return Err(SettingsError::UnknownApi { api: api.clone() });
     }
-    let base_url_override = env_value("PI_BASE_URL").map(str::to_owned).or_else(|| file.base_url.clone());
-    let model_override = env_value("PI_MODEL").map(str::to_owned).or_else(|| file.model.clone());
+    let base_url_override = env_value("PI_BASE_URL")
+        .map(str::to_owned)
+        .or_else(|| file.base_url.clone());
+    let model_override = env_value("PI_MODEL")
+        .map(str::to_owned)
+        .or_else(|| file.model.clone());
 
-    let configured = file.provider.is_some() || api_override.is_some() || base_url_override.is_some();
+    let configured =
+        file.provider.is_some() || api_override.is_some() || base_url_override.is_some();
     let (preset, choice) = if let Some(preset) = file.provider {
         (Some(preset), ProviderChoice::Configured)
     } else if configured {
-        (api_override.as_deref().and_then(preset_for_api), ProviderChoice::Configured)
+        (
+            api_override.as_deref().and_then(preset_for_api),
+            ProviderChoice::Configured,
+        )
     } else if env_value("ANTHROPIC_API_KEY").is_some() {
-        (Some(ProviderPreset::Anthropic), ProviderChoice::KeyInEnvironment("ANTHROPIC_API_KEY"))
+        (
+            Some(ProviderPreset::Anthropic),
+            ProviderChoice::KeyInEnvironment("ANTHROPIC_API_KEY"),
+        )
     } else if env_value("OPENAI_API_KEY").is_some() {
-        (Some(ProviderPreset::Openai), ProviderChoice::KeyInEnvironment("OPENAI_API_KEY"))
+        (
+            Some(ProviderPreset::Openai),
+            ProviderChoice::KeyInEnvironment("OPENAI_API_KEY"),
+        )
     } else if inputs.probe.is_reachable(OLLAMA_DEFAULT_BASE_URL) {
         (Some(ProviderPreset::Ollama), ProviderChoice::LocalOllama)
     } else {
         return Err(SettingsError::NothingConfigured {
             ollama: OLLAMA_DEFAULT_BASE_URL.to_owned(),
-            settings: inputs
-                .settings_path
-                .map_or_else(|| "the settings file".to_owned(), |path| path.display().to_string()),
+            settings: inputs.settings_path.map_or_else(
+                || "the settings file".to_owned(),
+                |path| path.display().to_string(),
+            ),
         });
     };
 
     let defaults = preset.map(ProviderPreset::defaults);
-    let api = api_override.or_else(|| defaults.map(|d| d.api.to_owned())).unwrap_or_else(|| "scripted".to_owned());
+    let api = api_override
+        .or_else(|| defaults.map(|d| d.api.to_owned()))
+        .unwrap_or_else(|| "scripted".to_owned());
     let provider = match defaults {
         Some(defaults) => defaults.provider.to_owned(),
         None => api.clone(),
     };
     let uses_preset_endpoint = base_url_override.is_none();
-    let base_url = base_url_override.or_else(|| defaults.map(|d| d.base_url.to_owned())).unwrap_or_default();
-    let model = model_override.or_else(|| defaults.map(|d| d.model.to_owned())).unwrap_or_else(|| api.clone());
+    let base_url = base_url_override
+        .or_else(|| defaults.map(|d| d.base_url.to_owned()))
+        .unwrap_or_default();
+    let model = model_override
+        .or_else(|| defaults.map(|d| d.model.to_owned()))
+        .unwrap_or_else(|| api.clone());
 
-    let (api_key, api_key_origin) = resolve_key(inputs, &provider, defaults.and_then(|d| d.key_env))?;
-    let key_required = api != "scripted" && uses_preset_endpoint && defaults.is_some_and(|d| d.key_env.is_some());
+    let (api_key, api_key_origin) =
+        resolve_key(inputs, &provider, defaults.and_then(|d| d.key_env))?;
+    let key_required =
+        api != "scripted" && uses_preset_endpoint && defaults.is_some_and(|d| d.key_env.is_some());
     if api_key.is_none() && key_required {
         let key_env = defaults.and_then(|d| d.key_env).unwrap_or("PI_API_KEY");
-        return Err(SettingsError::MissingApiKey { provider, key_env: key_env.to_owned() });
+        return Err(SettingsError::MissingApiKey {
+            provider,
+            key_env: key_env.to_owned(),
+        });
     }
 
-    let language = file.language.unwrap_or_else(|| Language::from_locale_env(inputs.env));
+    let language = file
+        .language
+        .unwrap_or_else(|| Language::from_locale_env(inputs.env));
     let system_prompt = file.system_prompt.clone().unwrap_or_else(|| {
-        language.pick(DEFAULT_SYSTEM_PROMPT_ZH, DEFAULT_SYSTEM_PROMPT_EN).to_owned()
+        language
+            .pick(DEFAULT_SYSTEM_PROMPT_ZH, DEFAULT_SYSTEM_PROMPT_EN)
+            .to_owned()
     });
     let resolved = ResolvedSettings {
         preset,
@@ -251,7 +305,9 @@ fn resolve_key(
             .map(|api_key| (Some(api_key), Some(ApiKeyOrigin::Env(key.to_owned()))))
     };
     if let Some(key_env) = inputs.key_env_override {
-        return from_env(key_env).ok_or_else(|| SettingsError::KeyEnvNotSet { key_env: key_env.to_owned() });
+        return from_env(key_env).ok_or_else(|| SettingsError::KeyEnvNotSet {
+            key_env: key_env.to_owned(),
+        });
     }
     if let Some(found) = from_env("PI_API_KEY") {
         return Ok(found);
@@ -262,7 +318,10 @@ fn resolve_key(
     match inputs.key_source.api_key(provider) {
         Ok(Some(api_key)) => Ok((Some(api_key), Some(ApiKeyOrigin::KeySource))),
         Ok(None) => Ok((None, None)),
-        Err(reason) => Err(SettingsError::KeySource { provider: provider.to_owned(), reason }),
+        Err(reason) => Err(SettingsError::KeySource {
+            provider: provider.to_owned(),
+            reason,
+        }),
     }
 }
 
@@ -281,10 +340,17 @@ fn authority_of(base_url: &str) -> Option<String> {
     if authority.is_empty() {
         return None;
     }
-    if authority.rsplit_once(':').is_some_and(|(_, port)| port.chars().all(|c| c.is_ascii_digit())) {
+    if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+    {
         return Some(authority.to_owned());
     }
-    let port = if scheme.eq_ignore_ascii_case("https") { 443 } else { 80 };
+    let port = if scheme.eq_ignore_ascii_case("https") {
+        443
+    } else {
+        80
+    };
     Some(format!("{authority}:{port}"))
 }
 

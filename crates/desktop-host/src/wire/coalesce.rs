@@ -64,15 +64,27 @@ impl DeltaCoalescer {
         match self.held.take() {
             Some(held) if held.key == key && now < held.first_seen + self.window => {
                 let merged = merge(&held.event, Arc::unwrap_or_clone(event));
-                self.held = Some(Held { event: Arc::new(merged), key, first_seen: held.first_seen });
+                self.held = Some(Held {
+                    event: Arc::new(merged),
+                    key,
+                    first_seen: held.first_seen,
+                });
                 Vec::new()
             }
             Some(held) => {
-                self.held = Some(Held { event, key, first_seen: now });
+                self.held = Some(Held {
+                    event,
+                    key,
+                    first_seen: now,
+                });
                 vec![held.event]
             }
             None => {
-                self.held = Some(Held { event, key, first_seen: now });
+                self.held = Some(Held {
+                    event,
+                    key,
+                    first_seen: now,
+                });
                 Vec::new()
             }
         }
@@ -90,11 +102,21 @@ impl DeltaCoalescer {
 }
 
 fn delta_key(event: &AgentEvent) -> Option<DeltaKey> {
-    let AgentEvent::MessageUpdate { assistant_message_event, .. } = event else { return None };
+    let AgentEvent::MessageUpdate {
+        assistant_message_event,
+        ..
+    } = event
+    else {
+        return None;
+    };
     let (kind, content_index) = match assistant_message_event {
         AssistantMessageEvent::TextDelta { content_index, .. } => (DeltaKind::Text, *content_index),
-        AssistantMessageEvent::ThinkingDelta { content_index, .. } => (DeltaKind::Thinking, *content_index),
-        AssistantMessageEvent::ToolcallDelta { content_index, .. } => (DeltaKind::ToolCall, *content_index),
+        AssistantMessageEvent::ThinkingDelta { content_index, .. } => {
+            (DeltaKind::Thinking, *content_index)
+        }
+        AssistantMessageEvent::ToolcallDelta { content_index, .. } => {
+            (DeltaKind::ToolCall, *content_index)
+        }
         AssistantMessageEvent::Start { .. }
         | AssistantMessageEvent::TextStart { .. }
         | AssistantMessageEvent::TextEnd { .. }
@@ -105,29 +127,62 @@ fn delta_key(event: &AgentEvent) -> Option<DeltaKey> {
         | AssistantMessageEvent::Done { .. }
         | AssistantMessageEvent::Error { .. } => return None,
     };
-    Some(DeltaKey { kind, content_index })
+    Some(DeltaKey {
+        kind,
+        content_index,
+    })
 }
 
 /// `older` followed by `newer` (same key): the newer snapshots with the concatenated delta.
 fn merge(older: &AgentEvent, newer: AgentEvent) -> AgentEvent {
     let older_delta = match older {
-        AgentEvent::MessageUpdate { assistant_message_event, .. } => delta_text(assistant_message_event),
+        AgentEvent::MessageUpdate {
+            assistant_message_event,
+            ..
+        } => delta_text(assistant_message_event),
         _ => None,
     };
-    let AgentEvent::MessageUpdate { message, assistant_message_event } = newer else { return newer };
+    let AgentEvent::MessageUpdate {
+        message,
+        assistant_message_event,
+    } = newer
+    else {
+        return newer;
+    };
     let Some(older_delta) = older_delta else {
-        return AgentEvent::MessageUpdate { message, assistant_message_event };
+        return AgentEvent::MessageUpdate {
+            message,
+            assistant_message_event,
+        };
     };
     let assistant_message_event = match assistant_message_event {
-        AssistantMessageEvent::TextDelta { content_index, delta, partial } => {
-            AssistantMessageEvent::TextDelta { content_index, delta: older_delta + &delta, partial }
-        }
-        AssistantMessageEvent::ThinkingDelta { content_index, delta, partial } => {
-            AssistantMessageEvent::ThinkingDelta { content_index, delta: older_delta + &delta, partial }
-        }
-        AssistantMessageEvent::ToolcallDelta { content_index, delta, partial } => {
-            AssistantMessageEvent::ToolcallDelta { content_index, delta: older_delta + &delta, partial }
-        }
+        AssistantMessageEvent::TextDelta {
+            content_index,
+            delta,
+            partial,
+        } => AssistantMessageEvent::TextDelta {
+            content_index,
+            delta: older_delta + &delta,
+            partial,
+        },
+        AssistantMessageEvent::ThinkingDelta {
+            content_index,
+            delta,
+            partial,
+        } => AssistantMessageEvent::ThinkingDelta {
+            content_index,
+            delta: older_delta + &delta,
+            partial,
+        },
+        AssistantMessageEvent::ToolcallDelta {
+            content_index,
+            delta,
+            partial,
+        } => AssistantMessageEvent::ToolcallDelta {
+            content_index,
+            delta: older_delta + &delta,
+            partial,
+        },
         other @ (AssistantMessageEvent::Start { .. }
         | AssistantMessageEvent::TextStart { .. }
         | AssistantMessageEvent::TextEnd { .. }
@@ -138,7 +193,10 @@ fn merge(older: &AgentEvent, newer: AgentEvent) -> AgentEvent {
         | AssistantMessageEvent::Done { .. }
         | AssistantMessageEvent::Error { .. }) => other,
     };
-    AgentEvent::MessageUpdate { message, assistant_message_event }
+    AgentEvent::MessageUpdate {
+        message,
+        assistant_message_event,
+    }
 }
 
 fn delta_text(event: &AssistantMessageEvent) -> Option<String> {
@@ -166,7 +224,8 @@ mod tests {
     use super::*;
 
     fn text_delta(content_index: usize, delta: &str) -> Arc<AgentEvent> {
-        let partial = AssistantMessage::empty_for(Api::SCRIPTED, "scripted".to_owned(), "m".to_owned());
+        let partial =
+            AssistantMessage::empty_for(Api::SCRIPTED, "scripted".to_owned(), "m".to_owned());
         Arc::new(AgentEvent::MessageUpdate {
             message: AgentMessage::Assistant(partial.clone()),
             assistant_message_event: AssistantMessageEvent::TextDelta {
@@ -181,9 +240,10 @@ mod tests {
         events
             .iter()
             .map(|event| match event.as_ref() {
-                AgentEvent::MessageUpdate { assistant_message_event, .. } => {
-                    delta_text(assistant_message_event).unwrap_or_else(|| "<no delta>".to_owned())
-                }
+                AgentEvent::MessageUpdate {
+                    assistant_message_event,
+                    ..
+                } => delta_text(assistant_message_event).unwrap_or_else(|| "<no delta>".to_owned()),
                 other => other.event_type().to_owned(),
             })
             .collect()
@@ -194,9 +254,16 @@ mod tests {
         let start = Instant::now();
         let mut coalescer = DeltaCoalescer::default();
         assert!(coalescer.push(text_delta(0, "Hel"), start).is_empty());
-        assert!(coalescer.push(text_delta(0, "lo"), start + Duration::from_millis(5)).is_empty());
+        assert!(
+            coalescer
+                .push(text_delta(0, "lo"), start + Duration::from_millis(5))
+                .is_empty()
+        );
         assert_eq!(coalescer.deadline(), Some(start + COALESCE_WINDOW));
-        let released = coalescer.push(Arc::new(AgentEvent::TurnStart), start + Duration::from_millis(6));
+        let released = coalescer.push(
+            Arc::new(AgentEvent::TurnStart),
+            start + Duration::from_millis(6),
+        );
         assert_eq!(deltas(&released), vec!["Hello", "turn_start"]);
         assert_eq!(coalescer.deadline(), None);
     }
@@ -210,7 +277,10 @@ mod tests {
         assert_eq!(deltas(&late), vec!["a"]);
         let other_block = coalescer.push(text_delta(1, "c"), start + COALESCE_WINDOW);
         assert_eq!(deltas(&other_block), vec!["b"]);
-        assert_eq!(deltas(&coalescer.flush().into_iter().collect::<Vec<_>>()), vec!["c"]);
+        assert_eq!(
+            deltas(&coalescer.flush().into_iter().collect::<Vec<_>>()),
+            vec!["c"]
+        );
     }
 
     #[test]

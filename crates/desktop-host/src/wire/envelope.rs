@@ -31,7 +31,11 @@ pub enum EnvelopePayload {
 
 /// What the host tells the UI beside the agent's events.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum HostNotice {
     /// The agent's runtime state after a change.
     State {
@@ -91,10 +95,16 @@ struct WireEvent<'a>(&'a AgentEvent);
 impl Serialize for WireEvent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            AgentEvent::MessageUpdate { assistant_message_event, .. } => {
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                ..
+            } => {
                 let mut map = serializer.serialize_map(Some(2))?;
                 map.serialize_entry("type", "message_update")?;
-                map.serialize_entry("assistantMessageEvent", &WireAssistantEvent(assistant_message_event))?;
+                map.serialize_entry(
+                    "assistantMessageEvent",
+                    &WireAssistantEvent(assistant_message_event),
+                )?;
                 map.end()
             }
             AgentEvent::AgentStart
@@ -117,9 +127,18 @@ impl Serialize for WireAssistantEvent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let event = self.0;
         let started_block = match event {
-            AssistantMessageEvent::TextStart { content_index, partial }
-            | AssistantMessageEvent::ThinkingStart { content_index, partial }
-            | AssistantMessageEvent::ToolcallStart { content_index, partial } => partial.content.get(*content_index),
+            AssistantMessageEvent::TextStart {
+                content_index,
+                partial,
+            }
+            | AssistantMessageEvent::ThinkingStart {
+                content_index,
+                partial,
+            }
+            | AssistantMessageEvent::ToolcallStart {
+                content_index,
+                partial,
+            } => partial.content.get(*content_index),
             AssistantMessageEvent::Start { .. }
             | AssistantMessageEvent::TextDelta { .. }
             | AssistantMessageEvent::TextEnd { .. }
@@ -134,7 +153,8 @@ impl Serialize for WireAssistantEvent<'_> {
             return event.without_partial().serialize(serializer);
         };
         // Re-open the partial-free form as a map and add the block.
-        let base = serde_json::to_value(event.without_partial()).map_err(serde::ser::Error::custom)?;
+        let base =
+            serde_json::to_value(event.without_partial()).map_err(serde::ser::Error::custom)?;
         let mut map = serializer.serialize_map(None)?;
         if let serde_json::Value::Object(fields) = base {
             for (key, value) in &fields {

@@ -35,7 +35,10 @@ pub fn spawn_forwarder(
     mut coalescer: DeltaCoalescer,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut numbering = Numbering { next_seq: 1, output };
+        let mut numbering = Numbering {
+            next_seq: 1,
+            output,
+        };
         loop {
             let deadline = coalescer.deadline();
             let item = tokio::select! {
@@ -99,7 +102,10 @@ struct Numbering {
 
 impl Numbering {
     async fn send(&mut self, payload: EnvelopePayload) -> Result<(), OutputClosed> {
-        let envelope = Envelope { seq: self.next_seq, payload };
+        let envelope = Envelope {
+            seq: self.next_seq,
+            payload,
+        };
         self.output.send(envelope).await.map_err(|_| OutputClosed)?;
         self.next_seq += 1;
         Ok(())

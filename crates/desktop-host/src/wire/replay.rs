@@ -63,14 +63,21 @@ impl WireReplay {
         if envelope.get("v").and_then(Value::as_u64) != Some(u64::from(PROTOCOL_VERSION)) {
             return Err(not_envelope());
         }
-        let seq = envelope.get("seq").and_then(Value::as_u64).ok_or_else(not_envelope)?;
+        let seq = envelope
+            .get("seq")
+            .and_then(Value::as_u64)
+            .ok_or_else(not_envelope)?;
         if seq != self.last_seq + 1 {
-            return Err(ReplayError::SequenceGap { expected: self.last_seq + 1, got: seq });
+            return Err(ReplayError::SequenceGap {
+                expected: self.last_seq + 1,
+                got: seq,
+            });
         }
         self.last_seq = seq;
         match envelope.get("kind").and_then(Value::as_str) {
             Some("notice") => {
-                self.notices.push(envelope.get("notice").cloned().ok_or_else(not_envelope)?);
+                self.notices
+                    .push(envelope.get("notice").cloned().ok_or_else(not_envelope)?);
                 Ok(())
             }
             Some("event") => self.apply_event(envelope.get("event").ok_or_else(not_envelope)?),
@@ -85,8 +92,14 @@ impl WireReplay {
                 Ok(())
             }
             Some("message_update") => {
-                let update = event.get("assistantMessageEvent").cloned().unwrap_or(Value::Null);
-                let streaming = self.streaming.as_mut().ok_or_else(|| ReplayError::OrphanUpdate(update.to_string()))?;
+                let update = event
+                    .get("assistantMessageEvent")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let streaming = self
+                    .streaming
+                    .as_mut()
+                    .ok_or_else(|| ReplayError::OrphanUpdate(update.to_string()))?;
                 apply_update(streaming, &update)
             }
             Some("message_end") => {
@@ -105,11 +118,26 @@ impl WireReplay {
 
 fn apply_update(streaming: &mut Value, update: &Value) -> Result<(), ReplayError> {
     let orphan = || ReplayError::OrphanUpdate(update.to_string());
-    let kind = update.get("type").and_then(Value::as_str).unwrap_or_default();
-    let index = update.get("contentIndex").and_then(Value::as_u64).and_then(|idx| usize::try_from(idx).ok());
-    let content = streaming.get_mut("content").and_then(Value::as_array_mut).ok_or_else(orphan)?;
+    let kind = update
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let index = update
+        .get("contentIndex")
+        .and_then(Value::as_u64)
+        .and_then(|idx| usize::try_from(idx).ok());
+    let content = streaming
+        .get_mut("content")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(orphan)?;
     let Some(index) = index else { return Ok(()) };
-    let text_of = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let text_of = |value: &Value, key: &str| {
+        value
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     match kind {
         "text_start" | "thinking_start" | "toolcall_start" => {
             let default_block = match kind {
@@ -124,19 +152,40 @@ fn apply_update(streaming: &mut Value, update: &Value) -> Result<(), ReplayError
             content[index] = block;
         }
         "text_delta" | "thinking_delta" => {
-            let key = if kind == "text_delta" { "text" } else { "thinking" };
-            let block = content.get_mut(index).and_then(Value::as_object_mut).ok_or_else(orphan)?;
-            let grown = format!("{}{}", block.get(key).and_then(Value::as_str).unwrap_or_default(), text_of(update, "delta"));
+            let key = if kind == "text_delta" {
+                "text"
+            } else {
+                "thinking"
+            };
+            let block = content
+                .get_mut(index)
+                .and_then(Value::as_object_mut)
+                .ok_or_else(orphan)?;
+            let grown = format!(
+                "{}{}",
+                block.get(key).and_then(Value::as_str).unwrap_or_default(),
+                text_of(update, "delta")
+            );
             block.insert(key.to_owned(), Value::String(grown));
         }
         "text_end" | "thinking_end" => {
-            let key = if kind == "text_end" { "text" } else { "thinking" };
-            let block = content.get_mut(index).and_then(Value::as_object_mut).ok_or_else(orphan)?;
+            let key = if kind == "text_end" {
+                "text"
+            } else {
+                "thinking"
+            };
+            let block = content
+                .get_mut(index)
+                .and_then(Value::as_object_mut)
+                .ok_or_else(orphan)?;
             block.insert(key.to_owned(), Value::String(text_of(update, "content")));
         }
         "toolcall_delta" => {
             // Arguments stream as raw JSON text; the UI shows them once `toolcall_end` gives the parsed call.
-            let block = content.get_mut(index).and_then(Value::as_object_mut).ok_or_else(orphan)?;
+            let block = content
+                .get_mut(index)
+                .and_then(Value::as_object_mut)
+                .ok_or_else(orphan)?;
             let grown = format!("{}{}", scratch(block), text_of(update, "delta"));
             block.insert("partialJson".to_owned(), Value::String(grown));
         }
@@ -151,21 +200,28 @@ fn apply_update(streaming: &mut Value, update: &Value) -> Result<(), ReplayError
 }
 
 fn scratch(block: &Map<String, Value>) -> String {
-    block.get("partialJson").and_then(Value::as_str).unwrap_or_default().to_owned()
+    block
+        .get("partialJson")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// Text and thinking rebuilt from deltas must equal the final message's.
 fn check_rebuilt(rebuilt: &Value, fin: &Value) -> Result<(), ReplayError> {
-    let (Some(rebuilt_blocks), Some(final_blocks)) =
-        (rebuilt.get("content").and_then(Value::as_array), fin.get("content").and_then(Value::as_array))
-    else {
+    let (Some(rebuilt_blocks), Some(final_blocks)) = (
+        rebuilt.get("content").and_then(Value::as_array),
+        fin.get("content").and_then(Value::as_array),
+    ) else {
         return Ok(());
     };
-    for (index, (rebuilt_block, final_block)) in rebuilt_blocks.iter().zip(final_blocks).enumerate() {
+    for (index, (rebuilt_block, final_block)) in rebuilt_blocks.iter().zip(final_blocks).enumerate()
+    {
         for key in ["text", "thinking"] {
-            if let (Some(rebuilt_text), Some(final_text)) =
-                (rebuilt_block.get(key).and_then(Value::as_str), final_block.get(key).and_then(Value::as_str))
-                && rebuilt_text != final_text
+            if let (Some(rebuilt_text), Some(final_text)) = (
+                rebuilt_block.get(key).and_then(Value::as_str),
+                final_block.get(key).and_then(Value::as_str),
+            ) && rebuilt_text != final_text
             {
                 return Err(ReplayError::DeltaMismatch {
                     index,

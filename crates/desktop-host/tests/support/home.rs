@@ -36,7 +36,8 @@ pub(crate) fn write_file(root: &Path, relative: &str, bytes: &[u8], secs: u64) {
     }
     std::fs::write(&path, bytes).unwrap();
     let file = std::fs::File::options().write(true).open(&path).unwrap();
-    file.set_modified(UNIX_EPOCH + Duration::from_secs(secs)).unwrap();
+    file.set_modified(UNIX_EPOCH + Duration::from_secs(secs))
+        .unwrap();
 }
 
 /// Builds the home: Downloads and Documents named in `user-dirs.dirs`, the rest unset.
@@ -54,31 +55,82 @@ pub(crate) fn test_home() -> TestHome {
     write_file(
         &downloads,
         "report.pdf",
-        &pdf_with_pages(&[&["Quarterly report", "Revenue grew by 12 percent."], &["Page two: outlook (stable)."]]),
+        &pdf_with_pages(&[
+            &["Quarterly report", "Revenue grew by 12 percent."],
+            &["Page two: outlook (stable)."],
+        ]),
         1_700_000_000 + 5 * day,
     );
-    write_file(&downloads, "发票 2024.PDF", &pdf_with_pages(&[&["Invoice 2024-117", "Total: 42.00 EUR"]]), 1_700_000_000 + 4 * day);
-    write_file(&downloads, "setup.exe", b"MZ\x90\x00\x03\x00\x00\x00\x04\x00", 1_700_000_000 + 3 * day);
-    write_file(&downloads, "notes.md", "# 笔记\n\n下载目录里的笔记。\n".as_bytes(), 1_700_000_000 + 2 * day);
+    write_file(
+        &downloads,
+        "发票 2024.PDF",
+        &pdf_with_pages(&[&["Invoice 2024-117", "Total: 42.00 EUR"]]),
+        1_700_000_000 + 4 * day,
+    );
+    write_file(
+        &downloads,
+        "setup.exe",
+        b"MZ\x90\x00\x03\x00\x00\x00\x04\x00",
+        1_700_000_000 + 3 * day,
+    );
+    write_file(
+        &downloads,
+        "notes.md",
+        "# 笔记\n\n下载目录里的笔记。\n".as_bytes(),
+        1_700_000_000 + 2 * day,
+    );
     write_file(&downloads, "todo.txt", b"buy milk\n", 1_700_000_000 + day);
-    write_file(&downloads, "photo.JPG", b"\xff\xd8\xff\xe0 jpeg bytes", 1_700_000_000);
+    write_file(
+        &downloads,
+        "photo.JPG",
+        b"\xff\xd8\xff\xe0 jpeg bytes",
+        1_700_000_000,
+    );
     write_file(
         &downloads,
         "archive/2023/old-statement.pdf",
         &pdf_with_pages(&[&["Statement for 2023"]]),
         1_600_000_000,
     );
-    write_file(&downloads, "archive/scanned.pdf", &pdf_with_pages(&[&[]]), 1_600_000_000 - day);
-    write_file(home, "outside/secret.pdf", &pdf_with_pages(&[&["TOP SECRET"]]), 1_650_000_000);
-    write_file(&home.join("Documents"), "plan.md", b"# Plan\n\nShip it.\n", 1_650_000_000);
+    write_file(
+        &downloads,
+        "archive/scanned.pdf",
+        &pdf_with_pages(&[&[]]),
+        1_600_000_000 - day,
+    );
+    write_file(
+        home,
+        "outside/secret.pdf",
+        &pdf_with_pages(&[&["TOP SECRET"]]),
+        1_650_000_000,
+    );
+    write_file(
+        &home.join("Documents"),
+        "plan.md",
+        b"# Plan\n\nShip it.\n",
+        1_650_000_000,
+    );
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        std::os::unix::fs::symlink(home.join("outside/secret.pdf"), downloads.join("shortcut.pdf")).unwrap();
+        std::os::unix::fs::symlink(
+            home.join("outside/secret.pdf"),
+            downloads.join("shortcut.pdf"),
+        )
+        .unwrap();
         std::os::unix::fs::symlink(home.join("outside"), downloads.join("outside-folder")).unwrap();
         let name = std::ffi::OsStr::from_bytes(b"caf\xe9-menu.txt");
         std::fs::write(downloads.join(name), b"espresso 2.00\n").unwrap();
+        let file = std::fs::File::options()
+            .write(true)
+            .open(downloads.join(name))
+            .unwrap();
+        file.set_modified(UNIX_EPOCH + Duration::from_secs(1_700_000_000 - 2 * day))
+            .unwrap();
     }
-    let paths = DesktopPaths::from_env(&DesktopEnv { home: home.to_path_buf(), vars: Default::default() });
+    let paths = DesktopPaths::from_env(&DesktopEnv {
+        home: home.to_path_buf(),
+        vars: Default::default(),
+    });
     TestHome { temp, paths }
 }

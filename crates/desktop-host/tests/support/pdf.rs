@@ -8,9 +8,17 @@ pub(crate) fn pdf_with_pages(pages: &[&[&str]]) -> Vec<u8> {
     // Objects: 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
     let mut objects: Vec<String> = Vec::new();
     objects.push("<< /Type /Catalog /Pages 2 0 R >>".to_owned());
-    let kids: Vec<String> = (0..page_count).map(|idx| format!("{} 0 R", 4 + 2 * idx)).collect();
-    objects.push(format!("<< /Type /Pages /Kids [{}] /Count {page_count} >>", kids.join(" ")));
-    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_owned());
+    let kids: Vec<String> = (0..page_count)
+        .map(|idx| format!("{} 0 R", 4 + 2 * idx))
+        .collect();
+    objects.push(format!(
+        "<< /Type /Pages /Kids [{}] /Count {page_count} >>",
+        kids.join(" ")
+    ));
+    objects.push(
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+            .to_owned(),
+    );
     for (idx, lines) in pages.iter().enumerate() {
         let content_id = 5 + 2 * idx;
         objects.push(format!(
@@ -27,7 +35,10 @@ pub(crate) fn pdf_with_pages(pages: &[&[&str]]) -> Vec<u8> {
             text.push_str(" ET");
             text
         };
-        objects.push(format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()));
+        objects.push(format!(
+            "<< /Length {} >>\nstream\n{stream}\nendstream",
+            stream.len()
+        ));
     }
     let mut out = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
     let mut offsets = Vec::with_capacity(objects.len());
@@ -36,17 +47,24 @@ pub(crate) fn pdf_with_pages(pages: &[&[&str]]) -> Vec<u8> {
         out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", idx + 1).as_bytes());
     }
     let xref_offset = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
     for offset in offsets {
         out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
     }
     out.extend_from_slice(
-        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref_offset}\n%%EOF\n", objects.len() + 1)
-            .as_bytes(),
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref_offset}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
     );
     out
 }
 
 fn escape(line: &str) -> String {
-    line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)")
+    line.replace('\\', "\\\\")
+        .replace('(', "\\(")
+        .replace(')', "\\)")
 }

@@ -12,7 +12,10 @@ struct FixedProbe {
 
 impl FixedProbe {
     fn new(reachable: bool) -> FixedProbe {
-        FixedProbe { reachable, calls: AtomicUsize::new(0) }
+        FixedProbe {
+            reachable,
+            calls: AtomicUsize::new(0),
+        }
     }
 }
 
@@ -33,7 +36,10 @@ impl ApiKeySource for MapKeySource {
 }
 
 fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
+    pairs
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect()
 }
 
 fn resolve_with(
@@ -66,9 +72,22 @@ fn nothing_configured_uses_a_reachable_local_ollama() {
 
 #[test]
 fn nothing_configured_and_no_ollama_says_what_to_set() {
-    let error = resolve_with(&SettingsFile::default(), &env(&[]), &NoKeySource, &FixedProbe::new(false)).unwrap_err();
+    let error = resolve_with(
+        &SettingsFile::default(),
+        &env(&[]),
+        &NoKeySource,
+        &FixedProbe::new(false),
+    )
+    .unwrap_err();
     let text = error.to_string();
-    for needle in ["PI_API", "PI_BASE_URL", "PI_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "settings.json"] {
+    for needle in [
+        "PI_API",
+        "PI_BASE_URL",
+        "PI_MODEL",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "settings.json",
+    ] {
         assert!(text.contains(needle), "{text} lacks {needle}");
     }
 }
@@ -82,27 +101,41 @@ fn environment_overrides_the_file_which_overrides_the_preset() {
         ..SettingsFile::default()
     };
     let probe = FixedProbe::new(true);
-    let resolved =
-        resolve_with(&file, &env(&[("DEEPSEEK_API_KEY", "sk-d"), ("LANG", "zh_CN.UTF-8")]), &NoKeySource, &probe)
-            .unwrap();
+    let resolved = resolve_with(
+        &file,
+        &env(&[("DEEPSEEK_API_KEY", "sk-d"), ("LANG", "zh_CN.UTF-8")]),
+        &NoKeySource,
+        &probe,
+    )
+    .unwrap();
     assert_eq!(resolved.model, "deepseek-reasoner");
     assert_eq!(resolved.base_url, "https://api.deepseek.com");
     assert_eq!(resolved.thinking_level, ModelThinkingLevel::High);
     assert_eq!(resolved.api_key.as_ref().map(ApiKey::expose), Some("sk-d"));
-    assert_eq!(resolved.api_key_origin, Some(ApiKeyOrigin::Env("DEEPSEEK_API_KEY".to_owned())));
+    assert_eq!(
+        resolved.api_key_origin,
+        Some(ApiKeyOrigin::Env("DEEPSEEK_API_KEY".to_owned()))
+    );
     assert_eq!(resolved.language, Language::Zh);
     assert_eq!(resolved.system_prompt, DEFAULT_SYSTEM_PROMPT_ZH);
 
     let overridden = resolve_with(
         &file,
-        &env(&[("PI_MODEL", "x-model"), ("PI_BASE_URL", "http://127.0.0.1:9/v1"), ("PI_API_KEY", "sk-pi")]),
+        &env(&[
+            ("PI_MODEL", "x-model"),
+            ("PI_BASE_URL", "http://127.0.0.1:9/v1"),
+            ("PI_API_KEY", "sk-pi"),
+        ]),
         &NoKeySource,
         &probe,
     )
     .unwrap();
     assert_eq!(overridden.model, "x-model");
     assert_eq!(overridden.base_url, "http://127.0.0.1:9/v1");
-    assert_eq!(overridden.api_key_origin, Some(ApiKeyOrigin::Env("PI_API_KEY".to_owned())));
+    assert_eq!(
+        overridden.api_key_origin,
+        Some(ApiKeyOrigin::Env("PI_API_KEY".to_owned()))
+    );
     assert_eq!(probe.calls.load(Ordering::SeqCst), 0);
 }
 
@@ -110,7 +143,11 @@ fn environment_overrides_the_file_which_overrides_the_preset() {
 fn pi_api_alone_picks_the_matching_preset_and_a_custom_url_needs_no_key() {
     let resolved = resolve_with(
         &SettingsFile::default(),
-        &env(&[("PI_API", "openai-completions"), ("PI_BASE_URL", "http://127.0.0.1:4000/v1"), ("PI_MODEL", "m")]),
+        &env(&[
+            ("PI_API", "openai-completions"),
+            ("PI_BASE_URL", "http://127.0.0.1:4000/v1"),
+            ("PI_MODEL", "m"),
+        ]),
         &NoKeySource,
         &FixedProbe::new(false),
     )
@@ -122,37 +159,70 @@ fn pi_api_alone_picks_the_matching_preset_and_a_custom_url_needs_no_key() {
 
 #[test]
 fn hosted_presets_without_a_key_name_the_variable() {
-    let file = SettingsFile { provider: Some(ProviderPreset::Qwen), ..SettingsFile::default() };
+    let file = SettingsFile {
+        provider: Some(ProviderPreset::Qwen),
+        ..SettingsFile::default()
+    };
     let error = resolve_with(&file, &env(&[]), &NoKeySource, &FixedProbe::new(true)).unwrap_err();
-    assert!(matches!(&error, SettingsError::MissingApiKey { key_env, .. } if key_env == "DASHSCOPE_API_KEY"));
+    assert!(
+        matches!(&error, SettingsError::MissingApiKey { key_env, .. } if key_env == "DASHSCOPE_API_KEY")
+    );
 }
 
 #[test]
 fn the_key_source_is_consulted_after_the_environment() {
-    let file = SettingsFile { provider: Some(ProviderPreset::Anthropic), ..SettingsFile::default() };
-    let key_source = MapKeySource([("anthropic".to_owned(), "sk-stored".to_owned())].into_iter().collect());
+    let file = SettingsFile {
+        provider: Some(ProviderPreset::Anthropic),
+        ..SettingsFile::default()
+    };
+    let key_source = MapKeySource(
+        [("anthropic".to_owned(), "sk-stored".to_owned())]
+            .into_iter()
+            .collect(),
+    );
     let stored = resolve_with(&file, &env(&[]), &key_source, &FixedProbe::new(false)).unwrap();
-    assert_eq!(stored.api_key.as_ref().map(ApiKey::expose), Some("sk-stored"));
+    assert_eq!(
+        stored.api_key.as_ref().map(ApiKey::expose),
+        Some("sk-stored")
+    );
     assert_eq!(stored.api_key_origin, Some(ApiKeyOrigin::KeySource));
-    let from_env =
-        resolve_with(&file, &env(&[("ANTHROPIC_API_KEY", "sk-env")]), &key_source, &FixedProbe::new(false)).unwrap();
-    assert_eq!(from_env.api_key.as_ref().map(ApiKey::expose), Some("sk-env"));
+    let from_env = resolve_with(
+        &file,
+        &env(&[("ANTHROPIC_API_KEY", "sk-env")]),
+        &key_source,
+        &FixedProbe::new(false),
+    )
+    .unwrap();
+    assert_eq!(
+        from_env.api_key.as_ref().map(ApiKey::expose),
+        Some("sk-env")
+    );
     // The resolved settings are safe to log.
     assert!(!format!("{from_env:?}").contains("sk-env"));
 }
 
 #[test]
 fn a_key_in_the_environment_selects_its_provider_when_nothing_else_is_set() {
-    let resolved =
-        resolve_with(&SettingsFile::default(), &env(&[("OPENAI_API_KEY", "sk-o")]), &NoKeySource, &FixedProbe::new(true))
-            .unwrap();
+    let resolved = resolve_with(
+        &SettingsFile::default(),
+        &env(&[("OPENAI_API_KEY", "sk-o")]),
+        &NoKeySource,
+        &FixedProbe::new(true),
+    )
+    .unwrap();
     assert_eq!(resolved.preset, Some(ProviderPreset::Openai));
-    assert_eq!(resolved.choice, ProviderChoice::KeyInEnvironment("OPENAI_API_KEY"));
+    assert_eq!(
+        resolved.choice,
+        ProviderChoice::KeyInEnvironment("OPENAI_API_KEY")
+    );
 }
 
 #[test]
 fn api_key_env_flag_reads_the_named_variable_or_fails() {
-    let file = SettingsFile { provider: Some(ProviderPreset::Openrouter), ..SettingsFile::default() };
+    let file = SettingsFile {
+        provider: Some(ProviderPreset::Openrouter),
+        ..SettingsFile::default()
+    };
     let vars = env(&[("MY_KEY", "sk-mine"), ("PI_API_KEY", "sk-pi")]);
     let probe = FixedProbe::new(false);
     let inputs = |key_env_override| ResolveInputs {
@@ -164,29 +234,56 @@ fn api_key_env_flag_reads_the_named_variable_or_fails() {
         settings_path: None,
     };
     let resolved = resolve_settings(&inputs(Some("MY_KEY"))).unwrap();
-    assert_eq!(resolved.api_key.as_ref().map(ApiKey::expose), Some("sk-mine"));
-    assert!(matches!(resolve_settings(&inputs(Some("NOPE"))), Err(SettingsError::KeyEnvNotSet { .. })));
+    assert_eq!(
+        resolved.api_key.as_ref().map(ApiKey::expose),
+        Some("sk-mine")
+    );
+    assert!(matches!(
+        resolve_settings(&inputs(Some("NOPE"))),
+        Err(SettingsError::KeyEnvNotSet { .. })
+    ));
 }
 
 #[test]
 fn unknown_apis_are_refused() {
-    let error =
-        resolve_with(&SettingsFile::default(), &env(&[("PI_API", "carrier-pigeon")]), &NoKeySource, &FixedProbe::new(true))
-            .unwrap_err();
+    let error = resolve_with(
+        &SettingsFile::default(),
+        &env(&[("PI_API", "carrier-pigeon")]),
+        &NoKeySource,
+        &FixedProbe::new(true),
+    )
+    .unwrap_err();
     assert!(matches!(error, SettingsError::UnknownApi { .. }));
 }
 
 #[test]
 fn scripted_needs_no_key_and_no_url() {
-    let resolved =
-        resolve_with(&SettingsFile::default(), &env(&[("PI_API", "scripted")]), &NoKeySource, &FixedProbe::new(false))
-            .unwrap();
-    assert_eq!((resolved.api.as_str(), resolved.provider.as_str(), resolved.base_url.as_str()), ("scripted", "scripted", ""));
+    let resolved = resolve_with(
+        &SettingsFile::default(),
+        &env(&[("PI_API", "scripted")]),
+        &NoKeySource,
+        &FixedProbe::new(false),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            resolved.api.as_str(),
+            resolved.provider.as_str(),
+            resolved.base_url.as_str()
+        ),
+        ("scripted", "scripted", "")
+    );
 }
 
 #[test]
 fn authority_parsing_adds_default_ports() {
-    assert_eq!(authority_of("http://127.0.0.1:11434/v1").as_deref(), Some("127.0.0.1:11434"));
-    assert_eq!(authority_of("https://api.openai.com/v1").as_deref(), Some("api.openai.com:443"));
+    assert_eq!(
+        authority_of("http://127.0.0.1:11434/v1").as_deref(),
+        Some("127.0.0.1:11434")
+    );
+    assert_eq!(
+        authority_of("https://api.openai.com/v1").as_deref(),
+        Some("api.openai.com:443")
+    );
     assert_eq!(authority_of("nonsense"), None);
 }

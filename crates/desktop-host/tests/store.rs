@@ -1,0 +1,28 @@
+//! Integration tests of the conversation store, on real SQLite files in temporary folders. Time comes from a
+//! `ManualClock`; nothing sleeps.
+
+/// Opening stores, sample messages, the transcripts copied from the conformance traces.
+#[path = "store/support.rs"]
+mod support;
+
+/// Checkpoint throttling of the streaming message and what a second process sees on disk.
+#[path = "store/checkpoints.rs"]
+mod checkpoints;
+/// Create, title, rename, list (newest first, by day), soft delete, undo, purge.
+#[path = "store/conversations.rs"]
+mod conversations;
+/// Markdown and JSON-lines export.
+#[path = "store/export.rs"]
+mod export;
+/// Upgrades from every earlier schema version, the backup taken first, and a too-new schema left alone.
+#[path = "store/migrations.rs"]
+mod migrations;
+/// Corrupt files moved aside and replaced; other open failures reported without touching anything.
+#[path = "store/open_failures.rs"]
+mod open_failures;
+/// Saving every conformance transcript and reading it back after a restart, including an interrupted stream.
+#[path = "store/round_trip.rs"]
+mod round_trip;
+/// Full-text search in English and Chinese, with highlighted snippets.
+#[path = "store/search.rs"]
+mod search;

@@ -1,0 +1,132 @@
+use desktop_host::store::{
+    CheckpointWrite, ConversationRecorder, EntryState, INTERRUPTED_ERROR_MESSAGE,
+};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::{TestStore, assistant, conformance_transcripts, user};
+
+/// The assistant message as it looks while streaming: the first `n_blocks` blocks, stop reason `pending`.
+fn partial_of(message: &Value, n_blocks: usize) -> Value {
+    let mut partial = message.clone();
+    let blocks: Vec<Value> = message["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(n_blocks)
+        .cloned()
+        .collect();
+    partial["content"] = Value::Array(blocks);
+    partial["stopReason"] = json!("pending");
+    partial
+}
+
+/// Feeds the messages to a recorder the way the host's subscriber does: assistant messages stream (three
+/// updates, the middle one inside the throttle window) before their `message_end`.
+fn record(test_store: &TestStore, recorder: &mut ConversationRecorder, messages: &[Value]) {
+    for message in messages {
+        if message["role"] == "assistant" {
+            assert_eq!(
+                recorder.on_message_update(&partial_of(message, 0)).unwrap(),
+                CheckpointWrite::Written
+            );
+            test_store.clock.advance(300);
+            assert_eq!(
+                recorder.on_message_update(&partial_of(message, 1)).unwrap(),
+                CheckpointWrite::Throttled
+            );
+            test_store.clock.advance(800);
+            assert_eq!(
+                recorder.on_message_update(&partial_of(message, 2)).unwrap(),
+                CheckpointWrite::Written
+            );
+        }
+        recorder.on_message_end(message).unwrap();
+        test_store.clock.advance(10);
+    }
+}
+
+#[test]
+fn every_conformance_transcript_comes_back_exactly_after_a_restart() {
+    let transcripts = conformance_transcripts();
+    assert_eq!(transcripts.len(), 51);
+    let mut test_store = TestStore::new();
+    let mut ids = Vec::new();
+    for (name, messages) in &transcripts {
+        let conversation = test_store
+            .store
+            .create_conversation(Some("scripted-1"))
+            .unwrap();
+        let mut recorder =
+            ConversationRecorder::new(test_store.store.clone(), conversation.id.clone());
+        record(&test_store, &mut recorder, messages);
+        ids.push((name, conversation.id, messages));
+    }
+
+    test_store = test_store.reopen();
+    for (name, id, messages) in ids {
+        let transcript = test_store.store.load_transcript(&id).unwrap();
+        assert_eq!(&transcript.agent_messages(), messages, "scenario {name}");
+        let states: Vec<EntryState> = transcript.entries.iter().map(|entry| entry.state).collect();
+        assert_eq!(
+            states,
+            vec![EntryState::Complete; messages.len()],
+            "scenario {name}"
+        );
+        let seqs: Vec<i64> = transcript.entries.iter().map(|entry| entry.seq).collect();
+        assert_eq!(
+            seqs,
+            (0..messages.len() as i64).collect::<Vec<_>>(),
+            "scenario {name}"
+        );
+    }
+}
+
+#[test]
+fn a_stream_cut_by_a_crash_comes_back_interrupted_and_aborted_for_the_agent() {
+    let test_store = TestStore::new();
+    let conversation = test_store.store.create_conversation(None).unwrap();
+    let mut recorder = ConversationRecorder::new(test_store.store.clone(), conversation.id.clone());
+    recorder.on_message_end(&user("Tell me a story.")).unwrap();
+    let final_answer = assistant("Once upon a time there was a kettle.", "stop");
+    let mut partial = final_answer.clone();
+    partial["content"][0]["text"] = json!("Once upon");
+    partial["stopReason"] = json!("pending");
+    recorder.on_message_update(&partial).unwrap();
+    let mut later_partial = partial.clone();
+    later_partial["content"][0]["text"] = json!("Once upon a time");
+    assert_eq!(
+        recorder.on_message_update(&later_partial).unwrap(),
+        CheckpointWrite::Throttled
+    );
+    // The app dies here: no message_end.
+    drop(recorder);
+
+    let test_store = test_store.reopen();
+    let transcript = test_store.store.load_transcript(&conversation.id).unwrap();
+    assert_eq!(transcript.entries.len(), 2);
+    assert_eq!(transcript.entries[1].state, EntryState::Interrupted);
+    assert_eq!(transcript.entries[1].message, partial);
+    let mut expected_for_agent = partial.clone();
+    expected_for_agent["stopReason"] = json!("aborted");
+    expected_for_agent["errorMessage"] = json!(INTERRUPTED_ERROR_MESSAGE);
+    assert_eq!(
+        transcript.agent_messages(),
+        vec![user("Tell me a story."), expected_for_agent.clone()]
+    );
+
+    // The conversation goes on after the interrupted message, which stays as it was.
+    let mut recorder = ConversationRecorder::new(test_store.store.clone(), conversation.id.clone());
+    recorder.on_message_end(&user("Go on.")).unwrap();
+    recorder.on_message_end(&final_answer).unwrap();
+    let transcript = test_store.store.load_transcript(&conversation.id).unwrap();
+    assert_eq!(
+        transcript.agent_messages(),
+        vec![
+            user("Tell me a story."),
+            expected_for_agent,
+            user("Go on."),
+            final_answer
+        ]
+    );
+}

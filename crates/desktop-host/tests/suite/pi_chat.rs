@@ -1,0 +1,211 @@
+//! `pi-chat` as a user runs it: a real process against a loopback OpenAI-compatible server (HTTP + SSE), and
+//! against the scripted model.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::envelopes::{assistant_text, events, replay};
+use crate::support::home::test_home;
+use crate::support::openai_server::{OpenAiServer, text_response, tool_call_response};
+
+/// Runs `pi-chat` with a clean environment whose only home is `home`.
+async fn run_pi_chat(home: &Path, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pi-chat"));
+    command
+        .env_clear()
+        .env("HOME", home)
+        .env("LANG", "C.UTF-8")
+        .args(args);
+    for (key, value) in extra_env {
+        command.env(key, value);
+    }
+    tokio::task::spawn_blocking(move || command.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{line}: {error}")))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_chat_json_shows_the_tool_call_its_pdf_listing_and_the_streamed_answer() {
+    let home = test_home();
+    let answer_parts = [
+        "You have ",
+        "two PDFs: ",
+        "report.pdf and ",
+        "发票 2024.PDF.",
+    ];
+    let server = OpenAiServer::start(vec![
+        tool_call_response(
+            "call_1",
+            "list_download_files",
+            &["{\"extensions\":", "[\"pdf\"]}"],
+        ),
+        text_response(&answer_parts),
+    ])
+    .await;
+    let output = run_pi_chat(
+        home.home(),
+        &[
+            "--prompt",
+            "我的下载目录里有哪些 PDF？",
+            "--json",
+            "--api",
+            "openai-completions",
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "test-model",
+            "--api-key-env",
+            "TEST_MODEL_KEY",
+        ],
+        &[("TEST_MODEL_KEY", "sk-loopback")],
+    )
+    .await;
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let envelopes = json_lines(&output);
+    let replayed = replay(&envelopes);
+    let events = events(&envelopes);
+
+    let tool_start = events
+        .iter()
+        .find(|event| event["type"] == "tool_execution_start")
+        .unwrap();
+    assert_eq!(tool_start["toolName"], "list_download_files");
+    assert_eq!(tool_start["args"], json!({"extensions": ["pdf"]}));
+    let tool_end = events
+        .iter()
+        .find(|event| event["type"] == "tool_execution_end")
+        .unwrap();
+    assert_eq!(tool_end["isError"], false);
+    let listing: Value =
+        serde_json::from_str(tool_end["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let listed: Vec<&str> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, vec!["report.pdf", "发票 2024.PDF"]);
+    let detail_names: Vec<&str> = tool_end["result"]["details"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(detail_names, vec!["report.pdf", "发票 2024.PDF"]);
+
+    // The answer streamed as text deltas and the replayed transcript is the run's.
+    assert!(
+        events
+            .iter()
+            .any(|event| event["assistantMessageEvent"]["type"] == "text_delta")
+    );
+    let final_message = replayed.messages.last().unwrap();
+    assert_eq!(final_message["role"], "assistant");
+    assert_eq!(assistant_text(final_message), answer_parts.concat());
+    let agent_end = events
+        .iter()
+        .find(|event| event["type"] == "agent_end")
+        .unwrap();
+    assert_eq!(
+        agent_end["messages"].as_array().unwrap(),
+        &replayed.messages
+    );
+    assert_eq!(replayed.notices.last(), Some(&json!({"type": "idle"})));
+
+    // What the server saw: the key, then the tool result sent back on the second request.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[0]
+            .request_line
+            .starts_with("POST /v1/chat/completions")
+    );
+    assert!(
+        requests[0]
+            .headers
+            .iter()
+            .any(|(name, value)| name == "authorization" && value == "Bearer sk-loopback")
+    );
+    let tool_names: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tool_names,
+        vec!["list_download_files", "list_folder", "read_document"]
+    );
+    let tool_message = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .unwrap()
+        .clone();
+    assert_eq!(tool_message["tool_call_id"], "call_1");
+    assert!(tool_message["content"].to_string().contains("report.pdf"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_chat_prints_the_scripted_answer_as_text() {
+    let home = test_home();
+    let output = run_pi_chat(
+        home.home(),
+        &["--prompt", "list my pdf files", "--api", "scripted"],
+        &[],
+    )
+    .await;
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.starts_with("The list_download_files tool returned: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("report.pdf") && stdout.contains("发票 2024.PDF"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("[list_download_files] {\"extensions\":[\"pdf\"]}"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_chat_with_an_unknown_api_says_what_to_set() {
+    let home = test_home();
+    let output = run_pi_chat(
+        home.home(),
+        &["--prompt", "hi", "--api", "carrier-pigeon"],
+        &[],
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("unknown API \"carrier-pigeon\"") && stderr.contains("PI_API"),
+        "{stderr}"
+    );
+}

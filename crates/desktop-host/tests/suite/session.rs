@@ -1,0 +1,314 @@
+//! The session facade: envelopes out of a real Agent, replay, busy refusal, abort, coalescing, persistence.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use desktop_host::session::{DesktopSession, SessionError, SessionOptions};
+use desktop_host::settings::{
+    NoKeySource, ResolveInputs, ResolvedSettings, SettingsFile, TcpProbe, resolve_settings,
+};
+use desktop_host::wire::{COALESCE_WINDOW, NoticeSource};
+use pi_agent::{StreamFn, StreamFnError, stream_fn};
+use pi_ai::{
+    AssistantBlock, AssistantMessage, AssistantMessageEvent, DoneReason, ErrorReason, StopReason,
+    assistant_message_channel,
+};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::envelopes::{EnvelopeLog, assistant_text, events, replay};
+use crate::support::home::test_home;
+
+fn scripted_settings() -> ResolvedSettings {
+    let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
+        .into_iter()
+        .collect();
+    resolve_settings(&ResolveInputs {
+        file: &SettingsFile::default(),
+        env: &env,
+        key_env_override: None,
+        key_source: &NoKeySource,
+        probe: &TcpProbe::default(),
+        settings_path: None,
+    })
+    .unwrap()
+}
+
+/// A model that streams `deltas` as one text block, all at once.
+fn streaming_text(deltas: Vec<String>) -> StreamFn {
+    stream_fn(move |model, _context, _options| {
+        let deltas = deltas.clone();
+        async move {
+            let (sender, stream) = assistant_message_channel();
+            let mut message = AssistantMessage::empty(&model);
+            sender.push(AssistantMessageEvent::Start {
+                partial: message.clone(),
+            });
+            message.content.push(Arc::new(AssistantBlock::text("")));
+            sender.push(AssistantMessageEvent::TextStart {
+                content_index: 0,
+                partial: message.clone(),
+            });
+            let mut text = String::new();
+            for delta in deltas {
+                text.push_str(&delta);
+                message.content[0] = Arc::new(AssistantBlock::text(text.clone()));
+                sender.push(AssistantMessageEvent::TextDelta {
+                    content_index: 0,
+                    delta,
+                    partial: message.clone(),
+                });
+            }
+            sender.push(AssistantMessageEvent::TextEnd {
+                content_index: 0,
+                content: text,
+                partial: message.clone(),
+            });
+            message.stop_reason = StopReason::Stop;
+            sender.push(AssistantMessageEvent::Done {
+                reason: DoneReason::Stop,
+                message,
+            });
+            Ok::<_, StreamFnError>(stream)
+        }
+    })
+}
+
+/// A model that starts a response and waits until the request is cancelled.
+fn waiting_until_cancelled() -> StreamFn {
+    stream_fn(|model, _context, options| async move {
+        let (sender, stream) = assistant_message_channel();
+        let message = AssistantMessage::empty(&model);
+        sender.push(AssistantMessageEvent::Start {
+            partial: message.clone(),
+        });
+        let signal = options.base.signal.clone();
+        tokio::spawn(async move {
+            if let Some(signal) = signal {
+                signal.cancelled().await;
+            }
+            let mut failed = message;
+            failed.stop_reason = StopReason::Aborted;
+            failed.error_message = Some("Request was aborted".to_owned());
+            sender.push(AssistantMessageEvent::Error {
+                reason: ErrorReason::Aborted,
+                error: failed,
+            });
+        });
+        Ok::<_, StreamFnError>(stream)
+    })
+}
+
+fn start(options: SessionOptions) -> (DesktopSession, EnvelopeLog) {
+    let (session, envelopes) = DesktopSession::start(options).unwrap();
+    (session, EnvelopeLog::start(envelopes))
+}
+
+fn agent_messages(session: &DesktopSession) -> Vec<Value> {
+    session
+        .get_state()
+        .messages
+        .iter()
+        .map(|message| serde_json::to_value(message).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn replaying_the_envelopes_rebuilds_exactly_the_agents_messages() {
+    let home = test_home();
+    let (session, mut log) = start(SessionOptions::new(scripted_settings(), home.paths.clone()));
+    session
+        .prompt("Which PDF files are in my downloads?")
+        .await
+        .unwrap();
+    log.wait_for_idle().await;
+
+    let replayed = replay(&log.seen);
+    assert_eq!(replayed.messages, agent_messages(&session));
+    assert_eq!(
+        replayed.messages.len(),
+        4,
+        "user, tool call, tool result, answer"
+    );
+    let events = events(&log.seen);
+    let tool_end = events
+        .iter()
+        .find(|event| event["type"] == "tool_execution_end")
+        .unwrap();
+    assert_eq!(tool_end["toolName"], "list_download_files");
+    assert_eq!(tool_end["isError"], false);
+    let listing: Value =
+        serde_json::from_str(tool_end["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let listed: Vec<&str> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, vec!["report.pdf", "发票 2024.PDF"]);
+    assert!(assistant_text(&replayed.messages[3]).contains("report.pdf"));
+    // message_update never carries the snapshots on the wire.
+    assert!(
+        events
+            .iter()
+            .filter(|event| event["type"] == "message_update")
+            .all(|event| event.get("message").is_none()
+                && event["assistantMessageEvent"].get("partial").is_none())
+    );
+    // The run ends with the settled state, then idle.
+    let notices: Vec<&Value> = replayed.notices.iter().collect();
+    assert_eq!(
+        notices.first().map(|notice| notice["isStreaming"].clone()),
+        Some(json!(true))
+    );
+    assert_eq!(
+        notices[notices.len() - 2],
+        &json!({"type": "state", "isStreaming": false, "pendingToolCalls": []})
+    );
+    assert_eq!(notices[notices.len() - 1], &json!({"type": "idle"}));
+    // A state notice reported the running tool call.
+    assert!(notices.iter().any(|notice| {
+        notice["pendingToolCalls"]
+            .as_array()
+            .is_some_and(|calls| calls.len() == 1)
+    }));
+}
+
+#[tokio::test]
+async fn a_prompt_while_streaming_is_refused_with_the_books_message_and_abort_ends_the_run() {
+    let home = test_home();
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(waiting_until_cancelled());
+    let (session, mut log) = start(options);
+    let running = tokio::spawn({
+        let session = session.clone();
+        async move { session.prompt("first").await }
+    });
+    log.wait_for(|envelope| {
+        envelope["event"]["type"] == "message_start"
+            && envelope["event"]["message"]["role"] == "assistant"
+    })
+    .await;
+
+    let refused = session.prompt("second").await.unwrap_err();
+    assert!(matches!(refused, SessionError::Busy(_)));
+    assert_eq!(
+        refused.to_string(),
+        "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+    );
+    assert!(session.get_state().is_streaming);
+
+    session.abort();
+    running.await.unwrap().unwrap();
+    log.wait_for_idle().await;
+    let state = session.get_state();
+    assert!(!state.is_streaming);
+    assert_eq!(state.error_message.as_deref(), Some("Request was aborted"));
+    let replayed = replay(&log.seen);
+    assert_eq!(replayed.messages, agent_messages(&session));
+    assert_eq!(
+        replayed.messages.len(),
+        2,
+        "only the first prompt and its aborted answer"
+    );
+    assert_eq!(replayed.messages[1]["stopReason"], "aborted");
+}
+
+#[tokio::test(start_paused = true)]
+async fn text_deltas_are_coalesced_per_frame_and_still_rebuild_the_answer() {
+    let home = test_home();
+    let deltas: Vec<String> = (0..50).map(|idx| format!("w{idx} ")).collect();
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(streaming_text(deltas.clone()));
+    let (session, mut log) = start(options);
+    session.prompt("talk").await.unwrap();
+    log.wait_for_idle().await;
+
+    let delta_envelopes = events(&log.seen)
+        .into_iter()
+        .filter(|event| event["assistantMessageEvent"]["type"] == "text_delta")
+        .count();
+    // Paused time does not advance while the deltas arrive, so they all fall into one frame.
+    assert_eq!(delta_envelopes, 1);
+    let replayed = replay(&log.seen);
+    assert_eq!(assistant_text(&replayed.messages[1]), deltas.concat());
+    assert_eq!(replayed.messages, agent_messages(&session));
+    assert_eq!(COALESCE_WINDOW, Duration::from_millis(16));
+}
+
+#[tokio::test]
+async fn without_coalescing_every_delta_travels_alone() {
+    let home = test_home();
+    let deltas: Vec<String> = (0..20).map(|idx| format!("{idx},")).collect();
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(streaming_text(deltas));
+    options.coalesce_window = Duration::ZERO;
+    options.envelope_capacity = 1;
+    let (session, mut log) = start(options);
+    session.prompt("talk").await.unwrap();
+    log.wait_for_idle().await;
+    let delta_envelopes = events(&log.seen)
+        .into_iter()
+        .filter(|event| event["assistantMessageEvent"]["type"] == "text_delta")
+        .count();
+    assert_eq!(delta_envelopes, 20);
+    assert_eq!(replay(&log.seen).messages, agent_messages(&session));
+}
+
+#[tokio::test]
+async fn a_failing_persistence_hook_becomes_a_notice_not_a_failed_run() {
+    let home = test_home();
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.on_message_end = Some(Arc::new(|_message| {
+        Box::pin(async { Err("disk full".to_owned()) })
+    }));
+    let (session, mut log) = start(options);
+    session.prompt("hello").await.unwrap();
+    log.wait_for_idle().await;
+    let replayed = replay(&log.seen);
+    let errors: Vec<&Value> = replayed
+        .notices
+        .iter()
+        .filter(|notice| notice["type"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 2, "one per completed message");
+    assert_eq!(
+        errors[0],
+        &json!({"type": "error", "source": "persistence", "message": "disk full"})
+    );
+    assert_eq!(session.get_state().error_message, None);
+    session
+        .notify(NoticeSource::Settings, "settings.json is not valid")
+        .await;
+    let notice = log
+        .wait_for(|envelope| envelope["notice"]["source"] == "settings")
+        .await;
+    assert_eq!(notice["notice"]["message"], "settings.json is not valid");
+}
+
+#[tokio::test]
+async fn follow_ups_queued_before_a_prompt_run_after_it() {
+    let home = test_home();
+    let (session, mut log) = start(SessionOptions::new(scripted_settings(), home.paths.clone()));
+    session.follow_up("and one more thing");
+    session.prompt("hello").await.unwrap();
+    log.wait_for_idle().await;
+    let texts: Vec<String> = agent_messages(&session)
+        .iter()
+        .map(assistant_text)
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "hello",
+            "(scripted) You said: hello",
+            "and one more thing",
+            "(scripted) You said: and one more thing"
+        ]
+    );
+    assert!(matches!(
+        session.continue_run().await,
+        Err(SessionError::Agent(_))
+    ));
+}
