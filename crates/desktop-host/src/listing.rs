@@ -141,7 +141,7 @@ pub enum ListingError {
 /// A matched entry with its precomputed sort keys.
 struct Candidate {
     entry: FileEntry,
-    /// Lowercase relative path: the name order and the tie-breaker.
+    /// Lowercase relative path for the name order (empty for the time orders, which never read it).
     sort_path: String,
 }
 
@@ -172,26 +172,41 @@ pub fn list_files(
         truncated: false,
     };
     let mut candidates = Vec::new();
-    walk.visit(start, 0, query.recursive, &mut candidates)?;
+    let prefix = relative_display(allowed.root(), start);
+    walk.visit(
+        start,
+        &prefix,
+        0,
+        query.recursive,
+        query.sort,
+        &mut candidates,
+    )?;
 
-    candidates.sort_unstable_by(|left, right| compare(query.sort, left, right));
+    // Only what lies after the cursor competes for this page; of that, only the first `limit` entries are
+    // sorted (a selection is linear, so a huge folder costs one pass plus a small sort).
     let total_matched = candidates.len();
-    let first = match &cursor_key {
-        Some(key) => candidates
-            .partition_point(|candidate| compare_to_key(query.sort, candidate, key).is_le()),
-        None => 0,
-    };
-    let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
-    let end = first.saturating_add(limit).min(total_matched);
-    let next_cursor = if end < total_matched {
+    if let Some(key) = &cursor_key {
+        let key_sort_path = key.path.to_lowercase();
         candidates
-            .get(end.saturating_sub(1))
+            .retain(|candidate| compare_to_key(query.sort, candidate, key, &key_sort_path).is_gt());
+    }
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+    let has_more = candidates.len() > limit;
+    if has_more {
+        candidates
+            .select_nth_unstable_by(limit - 1, |left, right| compare(query.sort, left, right));
+        candidates.truncate(limit);
+    }
+    candidates.sort_unstable_by(|left, right| compare(query.sort, left, right));
+    let next_cursor = if has_more {
+        candidates
+            .last()
             .map(|last| encode_cursor(query.sort, last))
     } else {
         None
     };
     let entries = candidates
-        .drain(first.min(end)..end)
+        .into_iter()
         .map(|candidate| candidate.entry)
         .collect();
     Ok(ListingPage {
@@ -252,8 +267,8 @@ impl Filter {
         }
     }
 
-    /// The cheap checks on the name, before any `stat`.
-    fn name_matches(&self, lowercase_name: &str, extension: &str, is_folder: bool) -> bool {
+    /// The cheap checks on the name (and its lowercase extension), before any `stat`.
+    fn name_matches(&self, name: &str, extension: &str, is_folder: bool) -> bool {
         if is_folder {
             if !self.include_folders {
                 return false;
@@ -264,7 +279,7 @@ impl Filter {
             return false;
         }
         match &self.name_contains {
-            Some(needle) => lowercase_name.contains(needle.as_str()),
+            Some(needle) => name.to_lowercase().contains(needle.as_str()),
             None => true,
         }
     }
@@ -294,11 +309,14 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Lists `folder`, whose path relative to the root is `prefix` (`""` for the root itself).
     fn visit(
         &mut self,
         folder: &Path,
+        prefix: &str,
         depth: usize,
         recursive: bool,
+        sort: SortOrder,
         candidates: &mut Vec<Candidate>,
     ) -> Result<(), ListingError> {
         let read_dir = match fs::read_dir(folder) {
@@ -338,6 +356,11 @@ impl Walk<'_> {
                 self.skipped += 1;
                 continue;
             };
+            let relative_path = if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}/{name}")
+            };
             let path = dir_entry.path();
             let (is_folder, is_symlink) = if file_type.is_symlink() {
                 // Only links to files inside the folder are listed; links to folders are never followed.
@@ -354,14 +377,10 @@ impl Walk<'_> {
                 (file_type.is_dir(), false)
             };
             if is_folder && recursive {
-                subfolders.push(path.clone());
+                subfolders.push((path.clone(), relative_path.clone()));
             }
-            let lowercase_name = name.to_lowercase();
-            let extension = extension_of(&lowercase_name);
-            if !self
-                .filter
-                .name_matches(&lowercase_name, extension, is_folder)
-            {
+            let extension = extension_of(&name).to_lowercase();
+            if !self.filter.name_matches(&name, &extension, is_folder) {
                 continue;
             }
             let metadata = if is_symlink {
@@ -377,14 +396,16 @@ impl Walk<'_> {
             if !self.filter.time_matches(modified_ms) {
                 continue;
             }
-            let relative_path = relative_display(self.allowed.root(), &path);
             let kind = if is_folder {
                 FileKind::Folder
             } else {
-                FileKind::from_extension(extension)
+                FileKind::from_extension(&extension)
             };
             candidates.push(Candidate {
-                sort_path: relative_path.to_lowercase(),
+                sort_path: match sort {
+                    SortOrder::Name => relative_path.to_lowercase(),
+                    SortOrder::Newest | SortOrder::Oldest => String::new(),
+                },
                 entry: FileEntry {
                     lossy_name: matches!(name, std::borrow::Cow::Owned(_)),
                     name: name.into_owned(),
@@ -395,20 +416,27 @@ impl Walk<'_> {
                 },
             });
         }
-        for subfolder in subfolders {
+        for (subfolder, subfolder_prefix) in subfolders {
             if depth + 1 > MAX_DEPTH {
                 self.truncated = true;
                 continue;
             }
-            self.visit(&subfolder, depth + 1, recursive, candidates)?;
+            self.visit(
+                &subfolder,
+                &subfolder_prefix,
+                depth + 1,
+                recursive,
+                sort,
+                candidates,
+            )?;
         }
         Ok(())
     }
 }
 
-/// The lowercase extension of a lowercase file name (`"report.PDF"` → `"pdf"`), or `""`.
-fn extension_of(lowercase_name: &str) -> &str {
-    match lowercase_name.rsplit_once('.') {
+/// The extension of a file name as written (`"report.PDF"` → `"PDF"`), or `""`.
+fn extension_of(name: &str) -> &str {
+    match name.rsplit_once('.') {
         Some((stem, extension)) if !stem.is_empty() => extension,
         Some(_) | None => "",
     }
@@ -425,39 +453,47 @@ fn compare_paths(
         .then_with(|| left_exact.cmp(right_exact))
 }
 
+/// The listing order. Time orders break ties by the exact path; the name order compares lowercase paths first.
 fn compare(sort: SortOrder, left: &Candidate, right: &Candidate) -> Ordering {
-    let by_path = || {
-        compare_paths(
+    let left_ms = left.entry.modified_ms.unwrap_or(i64::MIN);
+    let right_ms = right.entry.modified_ms.unwrap_or(i64::MIN);
+    let by_exact_path = || left.entry.relative_path.cmp(&right.entry.relative_path);
+    match sort {
+        SortOrder::Newest => right_ms.cmp(&left_ms).then_with(by_exact_path),
+        SortOrder::Oldest => left_ms.cmp(&right_ms).then_with(by_exact_path),
+        SortOrder::Name => compare_paths(
             &left.sort_path,
             &left.entry.relative_path,
             &right.sort_path,
             &right.entry.relative_path,
-        )
-    };
-    let left_ms = left.entry.modified_ms.unwrap_or(i64::MIN);
-    let right_ms = right.entry.modified_ms.unwrap_or(i64::MIN);
-    match sort {
-        SortOrder::Newest => right_ms.cmp(&left_ms).then_with(by_path),
-        SortOrder::Oldest => left_ms.cmp(&right_ms).then_with(by_path),
-        SortOrder::Name => by_path(),
+        ),
     }
 }
 
-fn compare_to_key(sort: SortOrder, candidate: &Candidate, key: &CursorKey) -> Ordering {
-    let key_sort_path = key.path.to_lowercase();
-    let by_path = || {
-        compare_paths(
+/// Where `candidate` lies relative to the cursor's entry, in the same order as [`compare`].
+fn compare_to_key(
+    sort: SortOrder,
+    candidate: &Candidate,
+    key: &CursorKey,
+    key_sort_path: &str,
+) -> Ordering {
+    let candidate_ms = candidate.entry.modified_ms.unwrap_or(i64::MIN);
+    let by_exact_path = || {
+        candidate
+            .entry
+            .relative_path
+            .as_str()
+            .cmp(key.path.as_str())
+    };
+    match sort {
+        SortOrder::Newest => key.modified_ms.cmp(&candidate_ms).then_with(by_exact_path),
+        SortOrder::Oldest => candidate_ms.cmp(&key.modified_ms).then_with(by_exact_path),
+        SortOrder::Name => compare_paths(
             &candidate.sort_path,
             &candidate.entry.relative_path,
-            &key_sort_path,
+            key_sort_path,
             &key.path,
-        )
-    };
-    let candidate_ms = candidate.entry.modified_ms.unwrap_or(i64::MIN);
-    match sort {
-        SortOrder::Newest => key.modified_ms.cmp(&candidate_ms).then_with(by_path),
-        SortOrder::Oldest => candidate_ms.cmp(&key.modified_ms).then_with(by_path),
-        SortOrder::Name => by_path(),
+        ),
     }
 }
 

@@ -41,7 +41,7 @@ impl ApiProvider for ScriptedModel {
     ) -> AssistantMessageEventStream {
         let (sender, stream) = assistant_message_channel();
         let step = next_step(&context);
-        let cancel_token = options.base.signal.clone();
+        let cancel_token = options.base.signal;
         let is_cancelled = move || {
             cancel_token
                 .as_ref()

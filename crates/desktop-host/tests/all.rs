@@ -16,4 +16,6 @@ mod suite {
     mod pi_chat;
     /// The session facade: envelopes, replay, busy refusal, abort, coalescing, persistence notices.
     mod session;
+    /// The envelope JSON and the replay's checks.
+    mod wire;
 }

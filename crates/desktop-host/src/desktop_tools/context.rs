@@ -80,13 +80,18 @@ where
     T: Send + 'static,
     F: FnOnce(CancellationToken) -> Result<T, ToolFailure> + Send + 'static,
 {
+    if cancel_token.is_cancelled() {
+        return Err(context.refuse(folder, FailureKind::Cancelled));
+    }
     let token = cancel_token.clone();
     let handle = tokio::task::spawn_blocking(move || work(token));
     tokio::select! {
+        // A run cancelled while the work finishes reports the cancellation, whichever came first.
+        biased;
+        () = cancel_token.cancelled() => Err(context.refuse(folder, FailureKind::Cancelled)),
         joined = handle => match joined {
             Ok(result) => result,
             Err(join_error) => Err(context.fail(tool_name, folder, FailureKind::FolderUnavailable, &join_error)),
         },
-        () = cancel_token.cancelled() => Err(context.refuse(folder, FailureKind::Cancelled)),
     }
 }
