@@ -19,7 +19,10 @@ pub struct TextContent {
 impl TextContent {
     /// A text block without signature.
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: SharedText::new(text), text_signature: None }
+        Self {
+            text: SharedText::new(text),
+            text_signature: None,
+        }
     }
 }
 
@@ -40,7 +43,11 @@ pub struct ThinkingContent {
 impl ThinkingContent {
     /// A thinking block without signature.
     pub fn new(thinking: impl Into<String>) -> Self {
-        Self { thinking: SharedText::new(thinking), thinking_signature: None, redacted: None }
+        Self {
+            thinking: SharedText::new(thinking),
+            thinking_signature: None,
+            redacted: None,
+        }
     }
 }
 
@@ -75,7 +82,13 @@ pub struct ToolCall {
 impl ToolCall {
     /// A tool call with the given id, name and arguments.
     pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        Self { id: id.into(), name: name.into(), arguments, thought_signature: None, namespace: None }
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+            namespace: None,
+        }
     }
 }
 
@@ -178,12 +191,17 @@ pub(crate) mod tagged_tool_call {
     }
 
     /// Writes the tool call with its tag.
-    pub(crate) fn serialize<S: Serializer>(tool_call: &ToolCall, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(
+        tool_call: &ToolCall,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         TaggedRef::ToolCall(tool_call).serialize(serializer)
     }
 
     /// Reads a tagged tool call.
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ToolCall, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<ToolCall, D::Error> {
         let Tagged::ToolCall(tool_call) = Tagged::deserialize(deserializer)?;
         Ok(tool_call)
     }

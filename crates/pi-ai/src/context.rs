@@ -23,7 +23,12 @@ pub struct Tool {
 impl Tool {
     /// A tool with the given name, description and parameter schema.
     pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
-        Self { name: name.into(), description: description.into(), parameters, constrained_sampling: None }
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            constrained_sampling: None,
+        }
     }
 }
 

@@ -206,7 +206,10 @@ impl AssistantMessageEvent {
 
     /// True for `done` and `error`.
     pub fn is_terminal(&self) -> bool {
-        matches!(self, AssistantMessageEvent::Done { .. } | AssistantMessageEvent::Error { .. })
+        matches!(
+            self,
+            AssistantMessageEvent::Done { .. } | AssistantMessageEvent::Error { .. }
+        )
     }
 
     /// The final message of a terminal event (`done.message` / `error.error`).
@@ -257,31 +260,57 @@ impl Serialize for EventWithoutPartial<'_> {
                 state.serialize_field("contentIndex", content_index)?;
                 state.end()
             }
-            AssistantMessageEvent::TextDelta { content_index, delta, .. }
-            | AssistantMessageEvent::ThinkingDelta { content_index, delta, .. }
-            | AssistantMessageEvent::ToolcallDelta { content_index, delta, .. } => {
+            AssistantMessageEvent::TextDelta {
+                content_index,
+                delta,
+                ..
+            }
+            | AssistantMessageEvent::ThinkingDelta {
+                content_index,
+                delta,
+                ..
+            }
+            | AssistantMessageEvent::ToolcallDelta {
+                content_index,
+                delta,
+                ..
+            } => {
                 let mut state = serializer.serialize_struct(NAME, 3)?;
                 state.serialize_field("type", tag)?;
                 state.serialize_field("contentIndex", content_index)?;
                 state.serialize_field("delta", delta)?;
                 state.end()
             }
-            AssistantMessageEvent::TextEnd { content_index, content, .. }
-            | AssistantMessageEvent::ThinkingEnd { content_index, content, .. } => {
+            AssistantMessageEvent::TextEnd {
+                content_index,
+                content,
+                ..
+            }
+            | AssistantMessageEvent::ThinkingEnd {
+                content_index,
+                content,
+                ..
+            } => {
                 let mut state = serializer.serialize_struct(NAME, 3)?;
                 state.serialize_field("type", tag)?;
                 state.serialize_field("contentIndex", content_index)?;
                 state.serialize_field("content", content)?;
                 state.end()
             }
-            AssistantMessageEvent::ToolcallEnd { content_index, tool_call, .. } => {
+            AssistantMessageEvent::ToolcallEnd {
+                content_index,
+                tool_call,
+                ..
+            } => {
                 let mut state = serializer.serialize_struct(NAME, 3)?;
                 state.serialize_field("type", tag)?;
                 state.serialize_field("contentIndex", content_index)?;
                 state.serialize_field("toolCall", &tagged_tool_call::Ref(tool_call))?;
                 state.end()
             }
-            AssistantMessageEvent::Done { .. } | AssistantMessageEvent::Error { .. } => event.serialize(serializer),
+            AssistantMessageEvent::Done { .. } | AssistantMessageEvent::Error { .. } => {
+                event.serialize(serializer)
+            }
         }
     }
 }

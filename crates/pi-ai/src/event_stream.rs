@@ -37,15 +37,20 @@ struct Shared<T, R> {
     extract: ResultExtractor<T, R>,
 }
 
+/// Stores `value` unless a result is already there (first resolution wins).
+fn resolve_slot<R>(result: &watch::Sender<ResultSlot<R>>, value: Result<R, StreamError>) {
+    result.send_if_modified(|slot| {
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(value);
+        true
+    });
+}
+
 impl<T, R> Shared<T, R> {
     fn resolve(&self, value: Result<R, StreamError>) {
-        self.result.send_if_modified(|slot| {
-            if slot.is_some() {
-                return false;
-            }
-            *slot = Some(value);
-            true
-        });
+        resolve_slot(&self.result, value);
     }
 }
 
@@ -62,7 +67,9 @@ pub struct EventSender<T, R> {
 
 impl<T, R> Clone for EventSender<T, R> {
     fn clone(&self) -> Self {
-        Self { shared: Arc::clone(&self.shared) }
+        Self {
+            shared: Arc::clone(&self.shared),
+        }
     }
 }
 
@@ -70,7 +77,11 @@ impl<T, R> EventSender<T, R> {
     /// Queues `event`. Ignored once the stream is done. A completing event resolves the result (first wins),
     /// is delivered, and marks the stream done.
     pub fn push(&self, event: T) {
-        let mut events = self.shared.events.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut events = self
+            .shared
+            .events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let Some(sender) = events.as_ref() else {
             return;
         };
@@ -86,21 +97,44 @@ impl<T, R> EventSender<T, R> {
     /// Marks the stream done. Resolves the result with `result` if none was resolved yet; with `None` and no
     /// prior completing event the result becomes [`StreamError::EndedWithoutResult`].
     pub fn end(&self, result: Option<R>) {
-        let mut events = self.shared.events.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut events = self
+            .shared
+            .events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         *events = None;
-        self.shared.resolve(result.ok_or(StreamError::EndedWithoutResult));
+        self.shared
+            .resolve(result.ok_or(StreamError::EndedWithoutResult));
     }
 
     /// True once a completing event was pushed or [`EventSender::end`] was called.
     pub fn is_done(&self) -> bool {
-        self.shared.events.lock().unwrap_or_else(PoisonError::into_inner).is_none()
+        self.shared
+            .events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
     }
 }
 
 /// The consumer half: a single-consumer [`Stream`] of events plus an awaitable final result.
 pub struct EventStream<T, R> {
-    events: mpsc::UnboundedReceiver<T>,
+    source: Source<T, R>,
     result: watch::Receiver<ResultSlot<R>>,
+}
+
+/// Where events come from.
+enum Source<T, R> {
+    /// Pushed by an [`EventSender`].
+    Channel(mpsc::UnboundedReceiver<T>),
+    /// Pulled one at a time from a producer stream, which runs only when the consumer asks for the next event.
+    Pulled {
+        /// `None` once a completing event was yielded or the source ended.
+        events: Option<Pin<Box<dyn Stream<Item = T> + Send>>>,
+        extract: ResultExtractor<T, R>,
+        /// Dropping it (with the stream) resolves pending `result()` futures with `EndedWithoutResult`.
+        result: watch::Sender<ResultSlot<R>>,
+    },
 }
 
 impl<T, R> EventStream<T, R> {
@@ -108,8 +142,41 @@ impl<T, R> EventStream<T, R> {
     pub fn channel(extract: ResultExtractor<T, R>) -> (EventSender<T, R>, EventStream<T, R>) {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let (result_tx, result_rx) = watch::channel(None);
-        let shared = Shared { events: Mutex::new(Some(events_tx)), result: result_tx, extract };
-        (EventSender { shared: Arc::new(shared) }, EventStream { events: events_rx, result: result_rx })
+        let shared = Shared {
+            events: Mutex::new(Some(events_tx)),
+            result: result_tx,
+            extract,
+        };
+        let stream = EventStream {
+            source: Source::Channel(events_rx),
+            result: result_rx,
+        };
+        (
+            EventSender {
+                shared: Arc::new(shared),
+            },
+            stream,
+        )
+    }
+
+    /// A pull-driven stream: `poll_next` polls `events` directly (no channel, no task), so the producer runs
+    /// only when the consumer asks for the next event. The first event for which `extract` returns `Some` resolves
+    /// the result and is the last one yielded. If `events` ends first, or this stream is dropped before that,
+    /// the result is [`StreamError::EndedWithoutResult`]. The result resolves only as events are pulled.
+    pub fn from_stream(
+        events: impl Stream<Item = T> + Send + 'static,
+        extract: ResultExtractor<T, R>,
+    ) -> EventStream<T, R> {
+        let (result_tx, result_rx) = watch::channel(None);
+        let source = Source::Pulled {
+            events: Some(Box::pin(events)),
+            extract,
+            result: result_tx,
+        };
+        EventStream {
+            source,
+            result: result_rx,
+        }
     }
 }
 
@@ -146,7 +213,33 @@ impl<T, R> Stream for EventStream<T, R> {
     type Item = T;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<T>> {
-        self.events.poll_recv(cx)
+        match &mut self.source {
+            Source::Channel(events) => events.poll_recv(cx),
+            Source::Pulled {
+                events,
+                extract,
+                result,
+            } => {
+                let Some(source) = events.as_mut() else {
+                    return Poll::Ready(None);
+                };
+                match source.as_mut().poll_next(cx) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(None) => {
+                        *events = None;
+                        resolve_slot(result, Err(StreamError::EndedWithoutResult));
+                        Poll::Ready(None)
+                    }
+                    Poll::Ready(Some(event)) => {
+                        if let Some(value) = extract(&event) {
+                            *events = None;
+                            resolve_slot(result, Ok(value));
+                        }
+                        Poll::Ready(Some(event))
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -166,6 +259,12 @@ pub fn assistant_message_channel() -> (AssistantMessageEventSender, AssistantMes
 }
 
 impl AssistantMessageEventStream {
+    /// A pull-driven assistant stream over `events` (see [`EventStream::from_stream`]); completes on the first
+    /// `done` / `error`.
+    pub fn from_events(events: impl Stream<Item = AssistantMessageEvent> + Send + 'static) -> Self {
+        EventStream::from_stream(events, assistant_result)
+    }
+
     /// A stream whose only event is `error` with `message` (which should have stopReason `error`/`aborted`).
     pub fn from_error(message: AssistantMessage) -> Self {
         let (sender, stream) = assistant_message_channel();
@@ -178,7 +277,10 @@ impl AssistantMessageEventStream {
             | StopReason::Error
             | StopReason::Deferred => ErrorReason::Error,
         };
-        sender.push(AssistantMessageEvent::Error { reason, error: message });
+        sender.push(AssistantMessageEvent::Error {
+            reason,
+            error: message,
+        });
         stream
     }
 }

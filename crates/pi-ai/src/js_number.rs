@@ -10,7 +10,10 @@ use serde::Serializer;
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
 
 /// Serializes an `f64` as JavaScript would print it: integral finite values as integers.
-pub(crate) fn serialize_js_f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_js_f64<S: Serializer>(
+    value: &f64,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     let value = *value;
     if value.is_finite() && value.fract() == 0.0 && value.abs() < MAX_SAFE_INTEGER {
         // The guard above keeps the value exactly representable, so the cast is lossless.
@@ -37,7 +40,10 @@ mod tests {
 
     #[test]
     fn fractional_costs_print_as_doubles() {
-        assert_eq!(serde_json::to_string(&Wrapper(0.000_15)).unwrap(), "0.00015");
+        assert_eq!(
+            serde_json::to_string(&Wrapper(0.000_15)).unwrap(),
+            "0.00015"
+        );
         assert_eq!(serde_json::to_string(&Wrapper(1.5)).unwrap(), "1.5");
     }
 }

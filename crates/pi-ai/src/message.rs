@@ -13,7 +13,9 @@ use crate::usage::Usage;
 pub fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
 }
 
 /// User content: a plain string or a list of text/image blocks. The JSON shape is kept as given.
@@ -57,7 +59,10 @@ pub struct UserMessage {
 impl UserMessage {
     /// A user message with the given content, stamped now.
     pub fn new(content: impl Into<UserContent>) -> Self {
-        Self { content: content.into(), timestamp: now_millis() }
+        Self {
+            content: content.into(),
+            timestamp: now_millis(),
+        }
     }
 }
 
@@ -270,6 +275,10 @@ pub struct ToolResultMessage {
 }
 
 /// An LLM message, tagged by `role`: `user`, `assistant` or `toolResult`.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "messages are built once and moved rarely; boxing would burden every match"
+)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role")]
 pub enum Message {

@@ -135,7 +135,9 @@ impl ThinkingLevel {
 }
 
 /// A thinking level including `off` (pi-ai's `ModelThinkingLevel`, and the agent's thinking level).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ModelThinkingLevel {
     /// No reasoning.

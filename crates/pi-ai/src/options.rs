@@ -135,7 +135,9 @@ impl Default for StreamOptions {
 impl StreamOptions {
     /// True when the signal is present and cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.signal.as_ref().is_some_and(CancellationToken::is_cancelled)
+        self.signal
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 }
 
@@ -151,14 +153,23 @@ impl fmt::Debug for StreamOptions {
             .field("transport", &self.transport)
             .field("cache_retention", &self.cache_retention)
             .field("session_id", &self.session_id)
-            .field("headers", &self.headers.as_ref().map(|headers| headers.keys().collect::<Vec<_>>()))
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .as_ref()
+                    .map(|headers| headers.keys().collect::<Vec<_>>()),
+            )
             .field("timeout", &self.timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("websocket_connect_timeout", &self.websocket_connect_timeout)
             .field("max_retries", &self.max_retries)
             .field("max_retry_delay_ms", &self.max_retry_delay_ms)
             .field("metadata", &self.metadata)
-            .field("env", &self.env.as_ref().map(|env| env.keys().collect::<Vec<_>>()))
+            .field(
+                "env",
+                &self.env.as_ref().map(|env| env.keys().collect::<Vec<_>>()),
+            )
             .field("on_payload", &self.on_payload.is_some())
             .field("on_response", &self.on_response.is_some())
             .finish()
@@ -196,6 +207,9 @@ impl SimpleStreamOptions {
 
 impl From<StreamOptions> for SimpleStreamOptions {
     fn from(base: StreamOptions) -> Self {
-        Self { base, ..Self::default() }
+        Self {
+            base,
+            ..Self::default()
+        }
     }
 }

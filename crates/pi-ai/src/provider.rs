@@ -136,7 +136,14 @@ impl fmt::Debug for Provider {
             .field("base_url", &self.base_url)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("auth", &self.auth)
-            .field("models", &self.models.iter().map(|model| &model.id).collect::<Vec<_>>())
+            .field(
+                "models",
+                &self
+                    .models
+                    .iter()
+                    .map(|model| &model.id)
+                    .collect::<Vec<_>>(),
+            )
             .field("apis", &self.apis.keys().collect::<Vec<_>>())
             .finish()
     }

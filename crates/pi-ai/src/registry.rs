@@ -26,33 +26,55 @@ impl Models {
 
     /// Inserts or replaces the provider with the same id.
     pub fn set_provider(&self, provider: Provider) {
-        let mut providers = self.providers.write().unwrap_or_else(PoisonError::into_inner);
+        let mut providers = self
+            .providers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         providers.insert(provider.id.clone(), Arc::new(provider));
     }
 
     /// Removes a provider; returns whether it existed.
     pub fn delete_provider(&self, id: &str) -> bool {
-        self.providers.write().unwrap_or_else(PoisonError::into_inner).remove(id).is_some()
+        self.providers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id)
+            .is_some()
     }
 
     /// Removes every provider.
     pub fn clear_providers(&self) {
-        self.providers.write().unwrap_or_else(PoisonError::into_inner).clear();
+        self.providers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     /// Every provider, by id.
     pub fn providers(&self) -> Vec<Arc<Provider>> {
-        self.providers.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect()
+        self.providers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// The provider with this id.
     pub fn provider(&self, id: &str) -> Option<Arc<Provider>> {
-        self.providers.read().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
+        self.providers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
     }
 
     /// Every model of one provider (or of all providers when `provider` is `None`).
     pub fn models(&self, provider: Option<&str>) -> Vec<Model> {
-        let providers = self.providers.read().unwrap_or_else(PoisonError::into_inner);
+        let providers = self
+            .providers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
         providers
             .values()
             .filter(|candidate| provider.is_none_or(|id| candidate.id == id))
@@ -62,7 +84,8 @@ impl Models {
 
     /// The model `id` of `provider`.
     pub fn model(&self, provider: &str, id: &str) -> Option<Model> {
-        self.provider(provider).and_then(|found| found.model(id).cloned())
+        self.provider(provider)
+            .and_then(|found| found.model(id).cloned())
     }
 
     /// Streams one response (pi's `Models.streamSimple`).
@@ -98,7 +121,13 @@ impl Models {
         }
         options.base.headers = Some(merge_headers(&provider, model, options.base.headers.take()));
         let Some(api) = provider.apis.get(&model.api) else {
-            return fail(&options, format!("Provider {} has no API implementation for \"{}\"", provider.id, model.api));
+            return fail(
+                &options,
+                format!(
+                    "Provider {} has no API implementation for \"{}\"",
+                    provider.id, model.api
+                ),
+            );
         };
         api.stream_simple(request_model, context, options)
     }
@@ -114,29 +143,50 @@ impl Models {
         let aborted = options.clone();
         match self.stream_simple(model, context, options).finish().await {
             Ok(message) => message,
-            Err(_) => setup_failure(model, &aborted, "Stream ended without a terminal event".to_owned()),
+            Err(_) => setup_failure(
+                model,
+                &aborted,
+                "Stream ended without a terminal event".to_owned(),
+            ),
         }
     }
 }
 
 /// A failure message for a request that never reached the provider: aborted if the signal is cancelled.
 fn setup_failure(model: &Model, options: &SimpleStreamOptions, text: String) -> AssistantMessage {
-    let reason = if options.is_cancelled() { StopReason::Aborted } else { StopReason::Error };
+    let reason = if options.is_cancelled() {
+        StopReason::Aborted
+    } else {
+        StopReason::Error
+    };
     AssistantMessage::failure(model, reason, text)
 }
 
-fn resolve_api_key(provider: &Provider, options: &SimpleStreamOptions) -> Result<Option<String>, String> {
+fn resolve_api_key(
+    provider: &Provider,
+    options: &SimpleStreamOptions,
+) -> Result<Option<String>, String> {
     match &provider.auth {
         ProviderAuth::None => Ok(None),
         ProviderAuth::ApiKey { key, env_vars } => {
-            if let Some(explicit) = options.base.api_key.as_ref().filter(|value| !value.is_empty()) {
+            if let Some(explicit) = options
+                .base
+                .api_key
+                .as_ref()
+                .filter(|value| !value.is_empty())
+            {
                 return Ok(Some(explicit.clone()));
             }
             if let Some(configured) = key.as_ref().filter(|value| !value.is_empty()) {
                 return Ok(Some(configured.clone()));
             }
             for name in env_vars {
-                let from_request = options.base.env.as_ref().and_then(|env| env.get(name)).cloned();
+                let from_request = options
+                    .base
+                    .env
+                    .as_ref()
+                    .and_then(|env| env.get(name))
+                    .cloned();
                 let value = from_request.or_else(|| std::env::var(name).ok());
                 if let Some(value) = value.filter(|value| !value.is_empty()) {
                     return Ok(Some(value));
@@ -145,9 +195,15 @@ fn resolve_api_key(provider: &Provider, options: &SimpleStreamOptions) -> Result
             let hint = if env_vars.is_empty() {
                 "add an API key for it in settings".to_owned()
             } else {
-                format!("set {} or add an API key for it in settings", env_vars.join(" or "))
+                format!(
+                    "set {} or add an API key for it in settings",
+                    env_vars.join(" or ")
+                )
             };
-            Err(format!("Provider is not configured: {} ({hint})", provider.id))
+            Err(format!(
+                "Provider is not configured: {} ({hint})",
+                provider.id
+            ))
         }
     }
 }
@@ -160,9 +216,15 @@ fn merge_headers(
     request: Option<BTreeMap<String, Option<String>>>,
 ) -> BTreeMap<String, Option<String>> {
     let mut merged: BTreeMap<String, Option<String>> = BTreeMap::new();
-    let defaults = provider.headers.iter().chain(model.headers.iter().flatten());
+    let defaults = provider
+        .headers
+        .iter()
+        .chain(model.headers.iter().flatten());
     let overrides = request.into_iter().flatten();
-    for (name, value) in defaults.map(|(name, value)| (name.clone(), Some(value.clone()))).chain(overrides) {
+    for (name, value) in defaults
+        .map(|(name, value)| (name.clone(), Some(value.clone())))
+        .chain(overrides)
+    {
         merged.retain(|existing, _| !existing.eq_ignore_ascii_case(&name));
         merged.insert(name, value);
     }

@@ -46,12 +46,18 @@ impl SharedText {
     pub fn new(text: impl Into<String>) -> Self {
         let text = text.into();
         let len = text.len();
-        Self { buffer: Arc::new(RwLock::new(text)), len }
+        Self {
+            buffer: Arc::new(RwLock::new(text)),
+            len,
+        }
     }
 
     /// Borrows the text. The guard must not be held across an `.await`.
     pub fn as_str(&self) -> TextRef<'_> {
-        TextRef { guard: self.buffer.read().unwrap_or_else(PoisonError::into_inner), len: self.len }
+        TextRef {
+            guard: self.buffer.read().unwrap_or_else(PoisonError::into_inner),
+            len: self.len,
+        }
     }
 
     /// Length in bytes.

@@ -17,9 +17,14 @@ pub fn supported_thinking_levels(model: &Model) -> Vec<ModelThinkingLevel> {
     ModelThinkingLevel::ALL
         .into_iter()
         .filter(|level| {
-            let mapped = model.thinking_level_map.as_ref().and_then(|map| map.get(level));
+            let mapped = model
+                .thinking_level_map
+                .as_ref()
+                .and_then(|map| map.get(level));
             match level {
-                ModelThinkingLevel::Xhigh | ModelThinkingLevel::Max => mapped.is_some_and(Option::is_some),
+                ModelThinkingLevel::Xhigh | ModelThinkingLevel::Max => {
+                    mapped.is_some_and(Option::is_some)
+                }
                 ModelThinkingLevel::Off
                 | ModelThinkingLevel::Minimal
                 | ModelThinkingLevel::Low
@@ -32,14 +37,24 @@ pub fn supported_thinking_levels(model: &Model) -> Vec<ModelThinkingLevel> {
 
 /// pi's `clampThinkingLevel`: a supported level is returned as is; otherwise the next supported level above,
 /// else the nearest below, else `off`.
-pub fn clamp_thinking_level(model: &Model, level: impl Into<ModelThinkingLevel>) -> ModelThinkingLevel {
+pub fn clamp_thinking_level(
+    model: &Model,
+    level: impl Into<ModelThinkingLevel>,
+) -> ModelThinkingLevel {
     let level = level.into();
     let supported = supported_thinking_levels(model);
     if supported.contains(&level) {
         return level;
     }
-    let above = supported.iter().copied().find(|candidate| *candidate > level);
-    let below = supported.iter().rev().copied().find(|candidate| *candidate < level);
+    let above = supported
+        .iter()
+        .copied()
+        .find(|candidate| *candidate > level);
+    let below = supported
+        .iter()
+        .rev()
+        .copied()
+        .find(|candidate| *candidate < level);
     above.or(below).unwrap_or(ModelThinkingLevel::Off)
 }
 
@@ -70,7 +85,9 @@ pub fn thinking_budget(level: ThinkingLevel, budgets: Option<&ThinkingBudgets>) 
         ThinkingLevel::Minimal => budgets.minimal.unwrap_or(1024),
         ThinkingLevel::Low => budgets.low.unwrap_or(2048),
         ThinkingLevel::Medium => budgets.medium.unwrap_or(8192),
-        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => budgets.high.unwrap_or(16384),
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => {
+            budgets.high.unwrap_or(16384)
+        }
     }
 }
 

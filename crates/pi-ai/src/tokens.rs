@@ -32,9 +32,13 @@ fn message_chars(message: &Message) -> u64 {
             .iter()
             .map(|block| match block.as_ref() {
                 AssistantBlock::Text(text) => text.text.as_str().chars().count() as u64,
-                AssistantBlock::Thinking(thinking) => thinking.thinking.as_str().chars().count() as u64,
+                AssistantBlock::Thinking(thinking) => {
+                    thinking.thinking.as_str().chars().count() as u64
+                }
                 AssistantBlock::ToolCall(tool_call) => {
-                    (tool_call.name.chars().count() + tool_call.arguments.to_string().chars().count()) as u64
+                    (tool_call.name.chars().count()
+                        + tool_call.arguments.to_string().chars().count())
+                        as u64
                 }
             })
             .sum(),
@@ -50,25 +54,40 @@ fn message_chars(message: &Message) -> u64 {
 /// tokens cover everything up to it); messages after it, the system prompt and tools are estimated at 4
 /// characters per token. Without such a message everything is estimated.
 pub fn estimate_context_tokens(context: &Context) -> u64 {
-    let anchor = context.messages.iter().enumerate().rev().find_map(|(idx, message)| match message {
-        Message::Assistant(assistant)
-            if !matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted)
-                && assistant.usage.total_tokens > 0 =>
-        {
-            let usage = &assistant.usage;
-            Some((idx, usage.input + usage.output + usage.cache_read + usage.cache_write))
-        }
-        Message::User(_) | Message::Assistant(_) | Message::ToolResult(_) => None,
-    });
+    let anchor =
+        context
+            .messages
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(idx, message)| match message {
+                Message::Assistant(assistant)
+                    if !matches!(
+                        assistant.stop_reason,
+                        StopReason::Error | StopReason::Aborted
+                    ) && assistant.usage.total_tokens > 0 =>
+                {
+                    let usage = &assistant.usage;
+                    Some((
+                        idx,
+                        usage.input + usage.output + usage.cache_read + usage.cache_write,
+                    ))
+                }
+                Message::User(_) | Message::Assistant(_) | Message::ToolResult(_) => None,
+            });
     let (start, anchored_tokens) = anchor.map_or((0, 0), |(idx, tokens)| (idx + 1, tokens));
     let mut chars: u64 = context.messages.iter().skip(start).map(message_chars).sum();
     if anchor.is_none() {
-        chars += context.system_prompt.as_deref().map_or(0, |prompt| prompt.chars().count() as u64);
+        chars += context
+            .system_prompt
+            .as_deref()
+            .map_or(0, |prompt| prompt.chars().count() as u64);
         if let Some(tools) = &context.tools {
             chars += tools
                 .iter()
                 .map(|tool| {
-                    (tool.name.len() + tool.description.len() + tool.parameters.to_string().len()) as u64
+                    (tool.name.len() + tool.description.len() + tool.parameters.to_string().len())
+                        as u64
                 })
                 .sum::<u64>();
         }

@@ -43,7 +43,11 @@ pub struct Usage {
     /// Input tokens written to cache.
     pub cache_write: u64,
     /// Subset of `cache_write` with 1h retention (Anthropic only).
-    #[serde(rename = "cacheWrite1h", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "cacheWrite1h",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_write_1h: Option<u64>,
     /// Subset of `output` spent on reasoning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,7 +64,10 @@ pub struct Usage {
 impl Usage {
     /// Zero usage that serializes as an absent `usage` key.
     pub(crate) fn omitted() -> Self {
-        Self { omitted: true, ..Self::default() }
+        Self {
+            omitted: true,
+            ..Self::default()
+        }
     }
 
     /// True when decoded from a message without `usage` (and not replaced since).
@@ -88,15 +95,20 @@ pub fn calculate_cost(model: &Model, usage: &mut Usage) -> Cost {
                 (tier.input, tier.output, tier.cache_read, tier.cache_write);
         }
     }
-    let per_million = |rate: f64, tokens: u64| rate * tokens as f64 / 1_000_000.0;
+    // pi divides the rate first (`rate / 1e6 * tokens`); the same order keeps costs bit-identical.
+    let per_million = |rate: f64, tokens: u64| rate / 1_000_000.0 * tokens as f64;
     let cache_write_1h = usage.cache_write_1h.unwrap_or(0).min(usage.cache_write);
     let cost = &mut usage.cost;
     cost.input = per_million(rate_input, usage.input);
     cost.output = per_million(rate_output, usage.output);
     cost.cache_read = per_million(rate_cache_read, usage.cache_read);
-    cost.cache_write = (rate_cache_write * (usage.cache_write - cache_write_1h) as f64
-        + 2.0 * rate_input * cache_write_1h as f64)
-        / 1_000_000.0;
+    cost.cache_write = if cache_write_1h == 0 {
+        per_million(rate_cache_write, usage.cache_write)
+    } else {
+        (rate_cache_write * (usage.cache_write - cache_write_1h) as f64
+            + 2.0 * rate_input * cache_write_1h as f64)
+            / 1_000_000.0
+    };
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write;
     *cost
 }
