@@ -312,3 +312,20 @@ async fn follow_ups_queued_before_a_prompt_run_after_it() {
         Err(SessionError::Agent(_))
     ));
 }
+
+fn assert_send_sync<T: Send + Sync + 'static>() {}
+
+fn assert_send<T: Send>(_value: &T) {}
+
+#[tokio::test]
+async fn the_session_and_its_futures_can_live_in_tauri_state_and_async_commands() {
+    assert_send_sync::<DesktopSession>();
+    let home = test_home();
+    let (session, _log) = start(SessionOptions::new(scripted_settings(), home.paths.clone()));
+    let prompt = session.prompt("hello");
+    assert_send(&prompt);
+    let continue_run = session.continue_run();
+    assert_send(&continue_run);
+    drop((prompt, continue_run));
+    assert!(!session.get_state().is_streaming);
+}
