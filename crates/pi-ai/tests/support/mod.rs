@@ -4,4 +4,5 @@
 
 pub(crate) mod fixture_run;
 pub(crate) mod replay_server;
+pub(crate) mod scripts;
 pub(crate) mod trace_compare;
