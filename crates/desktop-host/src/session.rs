@@ -129,6 +129,7 @@ pub struct DesktopSession {
 
 struct SessionInner {
     agent: Agent,
+    tool_context: Mutex<DesktopToolContext>,
     forward_tx: mpsc::Sender<ForwardItem>,
     last_state: Arc<Mutex<Option<HostNotice>>>,
     diagnostics: Diagnostics,
@@ -183,6 +184,7 @@ impl DesktopSession {
         );
         let inner = SessionInner {
             agent,
+            tool_context: Mutex::new(tool_context),
             forward_tx,
             last_state,
             diagnostics,
@@ -220,6 +222,28 @@ impl DesktopSession {
                 result.map_err(SessionError::Agent)
             }
         }
+    }
+
+    /// Switches to new settings (model, key, system prompt, thinking level, language of the tools' messages).
+    /// Safe while a run is active: a run keeps the snapshot it started with, and the next run uses these.
+    pub fn apply_settings(&self, settings: &ResolvedSettings) -> Result<(), SessionError> {
+        let stream_fn = stream_fn_for(Arc::new(models_for(settings)?));
+        let tools = {
+            let mut tool_context = self
+                .inner
+                .tool_context
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            tool_context.language = settings.language;
+            desktop_agent_tools(&tool_context)
+        };
+        let agent = &self.inner.agent;
+        agent.configure(|config| config.stream_fn = stream_fn);
+        agent.set_model(model_for(settings));
+        agent.set_system_prompt(settings.system_prompt.clone());
+        agent.set_thinking_level(settings.thinking_level);
+        agent.set_tools(tools);
+        Ok(())
     }
 
     /// Stops the active run (no-op when idle). The run ends as `aborted` and `prompt` still returns normally.

@@ -329,3 +329,38 @@ async fn the_session_and_its_futures_can_live_in_tauri_state_and_async_commands(
     drop((prompt, continue_run));
     assert!(!session.get_state().is_streaming);
 }
+
+#[tokio::test]
+async fn new_settings_apply_to_the_next_run_and_tool_errors_follow_the_language() {
+    let home = test_home();
+    let (session, mut log) = start(SessionOptions::new(scripted_settings(), home.paths.clone()));
+    let mut settings = scripted_settings();
+    settings.model = "scripted-2".to_owned();
+    settings.language = desktop_host::language::Language::Zh;
+    session.apply_settings(&settings).unwrap();
+    assert_eq!(session.get_state().model.id, "scripted-2");
+
+    std::fs::rename(home.downloads(), home.home().join("moved-away")).unwrap();
+    session.prompt("pdf?").await.unwrap();
+    log.wait_for_idle().await;
+    let events = events(&log.seen);
+    let tool_end = events
+        .iter()
+        .find(|event| event["type"] == "tool_execution_end")
+        .unwrap();
+    assert_eq!(tool_end["isError"], true);
+    assert_eq!(
+        tool_end["result"]["content"][0]["text"],
+        "无法查询下载目录：目录暂时不可访问。"
+    );
+    let captured = session.diagnostics().recent();
+    assert_eq!(captured.len(), 1);
+    assert!(
+        captured[0]
+            .detail
+            .contains(home.downloads().to_str().unwrap()),
+        "{captured:?}"
+    );
+    let answer = replay(&log.seen).messages.last().cloned().unwrap();
+    assert_eq!(answer["model"], "scripted-2");
+}
