@@ -263,18 +263,19 @@ impl DesktopSession {
 
     /// The current state, for the UI.
     pub fn get_state(&self) -> SessionState {
-        self.inner.agent.with_state(|state| SessionState {
+        let state = self.inner.agent.state();
+        SessionState {
             is_streaming: state.is_streaming,
-            pending_tool_calls: state.pending_tool_calls.clone(),
-            error_message: state.error_message.clone(),
-            messages: state.messages.clone(),
+            pending_tool_calls: state.pending_tool_calls,
+            error_message: state.error_message,
+            messages: state.messages,
             model: ModelSummary {
-                provider: state.model.provider.clone(),
-                id: state.model.id.clone(),
+                provider: state.model.provider,
+                id: state.model.id,
                 api: state.model.api.to_string(),
             },
             thinking_level: state.thinking_level,
-        })
+        }
     }
 
     /// Sends a host notice (for example a settings or persistence error found outside the run).
@@ -329,11 +330,11 @@ fn user_message(text: String) -> AgentMessage {
 }
 
 fn state_notice(agent: &Agent) -> HostNotice {
-    agent.with_state(|state| HostNotice::State {
-        is_streaming: state.is_streaming,
-        pending_tool_calls: state.pending_tool_calls.clone(),
-        error_message: state.error_message.clone(),
-    })
+    HostNotice::State {
+        is_streaming: agent.is_streaming(),
+        pending_tool_calls: agent.pending_tool_calls(),
+        error_message: agent.error_message(),
+    }
 }
 
 /// Stores `state` as the last one sent; true when it differs from the previous.

@@ -321,7 +321,7 @@ fn assert_send<T: Send>(_value: &T) {}
 async fn the_session_and_its_futures_can_live_in_tauri_state_and_async_commands() {
     assert_send_sync::<DesktopSession>();
     let home = test_home();
-    let (session, _log) = start(SessionOptions::new(scripted_settings(), home.paths.clone()));
+    let (session, _log) = start(SessionOptions::new(scripted_settings(), home.paths));
     let prompt = session.prompt("hello");
     assert_send(&prompt);
     let continue_run = session.continue_run();
