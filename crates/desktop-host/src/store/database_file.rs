@@ -7,8 +7,11 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use super::error::{StoreError, is_corruption};
-use super::migrations::{MigrationOutcome, migrate};
+use super::migrations::{MigrationOutcome, SCHEMA_VERSION, migrate};
 use super::store_handle::StoreNotice;
+
+/// The companions SQLite keeps beside a database in WAL mode.
+const COMPANION_SUFFIXES: [&str; 2] = ["-wal", "-shm"];
 
 /// Opens (creating when missing) the database at `path`, ready at the current schema.
 ///
@@ -32,11 +35,11 @@ pub(crate) fn open_database_file(
     let mut notices = Vec::new();
     let connection = match open_checked(path, stamp, &mut notices) {
         Ok(connection) => connection,
-        Err(OpenFailure::Corrupt) => {
-            let moved_to = move_aside(path, stamp)?;
+        Err(OpenFailure::Corrupt(connection)) => {
+            let moved_to = move_aside(path, stamp, connection)?;
             notices.push(StoreNotice::CorruptDatabaseMovedAside { moved_to });
             open_checked(path, stamp, &mut notices).map_err(|failure| match failure {
-                OpenFailure::Corrupt => StoreError::Open {
+                OpenFailure::Corrupt(_) => StoreError::Open {
                     path: path.to_path_buf(),
                     source: rusqlite::Error::SqliteFailure(
                         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
@@ -62,7 +65,9 @@ pub(crate) fn configure(connection: &Connection) -> rusqlite::Result<()> {
 }
 
 enum OpenFailure {
-    Corrupt,
+    /// The file is damaged; the connection (when one was opened) is handed back still open, because closing it
+    /// lets SQLite delete the `-wal` file that may hold the newest data.
+    Corrupt(Option<Connection>),
     Error(StoreError),
 }
 
@@ -71,23 +76,27 @@ fn open_checked(
     stamp: &str,
     notices: &mut Vec<StoreNotice>,
 ) -> Result<Connection, OpenFailure> {
-    let open_error = |source: rusqlite::Error| {
-        if is_corruption(&source) {
-            OpenFailure::Corrupt
-        } else {
-            OpenFailure::Error(StoreError::Open {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+    let mut connection = Connection::open(path).map_err(|source| classify(path, None, source))?;
+    // Read-only checks come first, so a file this build must not change (a newer schema) stays byte for byte
+    // as it was: switching to WAL rewrites the header.
+    let found = match connection.query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0)) {
+        Ok(found) => found,
+        Err(source) => return Err(classify(path, Some(connection), source)),
     };
-    let mut connection = Connection::open(path).map_err(open_error)?;
-    configure(&connection).map_err(open_error)?;
-    let verdict: String = connection
-        .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
-        .map_err(open_error)?;
-    if verdict != "ok" {
-        return Err(OpenFailure::Corrupt);
+    match connection.query_row("PRAGMA quick_check(1)", [], |row| row.get::<_, String>(0)) {
+        Ok(verdict) if verdict == "ok" => {}
+        Ok(_) => return Err(OpenFailure::Corrupt(Some(connection))),
+        Err(source) => return Err(classify(path, Some(connection), source)),
+    }
+    if found > SCHEMA_VERSION {
+        return Err(OpenFailure::Error(StoreError::SchemaTooNew {
+            path: path.to_path_buf(),
+            found,
+            supported: SCHEMA_VERSION,
+        }));
+    }
+    if let Err(source) = configure(&connection) {
+        return Err(classify(path, Some(connection), source));
     }
     match migrate(&mut connection, Some(path), stamp) {
         Ok(MigrationOutcome::Upgraded { from, to, backup }) => {
@@ -97,15 +106,33 @@ fn open_checked(
         Err(StoreError::Migration { source, .. } | StoreError::Sqlite { source, .. })
             if is_corruption(&source) =>
         {
-            return Err(OpenFailure::Corrupt);
+            return Err(OpenFailure::Corrupt(Some(connection)));
         }
         Err(error) => return Err(OpenFailure::Error(error)),
     }
     Ok(connection)
 }
 
+fn classify(path: &Path, connection: Option<Connection>, source: rusqlite::Error) -> OpenFailure {
+    if is_corruption(&source) {
+        OpenFailure::Corrupt(connection)
+    } else {
+        OpenFailure::Error(StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
 /// Renames the database and its WAL companions to `<file>.corrupt-<stamp>[-n]`; returns the new database path.
-fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf, StoreError> {
+///
+/// The companions are copied while `connection` is still open (closing it may delete them), then the connection
+/// is closed, the database renamed, and any companion still present renamed over its copy.
+fn move_aside(
+    path: &Path,
+    stamp: &str,
+    connection: Option<Connection>,
+) -> Result<PathBuf, StoreError> {
     let file_name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -117,19 +144,26 @@ fn move_aside(path: &Path, stamp: &str) -> Result<PathBuf, StoreError> {
         n_tries += 1;
         moved_to = path.with_file_name(format!("{base}-{n_tries}"));
     }
-    fs::rename(path, &moved_to).map_err(|source| StoreError::MoveAside {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    for suffix in ["-wal", "-shm"] {
+    let move_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| StoreError::MoveAside { path, source }
+    };
+    for suffix in COMPANION_SUFFIXES {
         let companion = companion_path(path, suffix);
         if companion.exists() {
-            fs::rename(&companion, companion_path(&moved_to, suffix)).map_err(|source| {
-                StoreError::MoveAside {
-                    path: companion,
-                    source,
-                }
-            })?;
+            fs::copy(&companion, companion_path(&moved_to, suffix))
+                .map_err(move_error(&companion))?;
+        }
+    }
+    drop(connection);
+    fs::rename(path, &moved_to).map_err(move_error(path))?;
+    for suffix in COMPANION_SUFFIXES {
+        let companion = companion_path(path, suffix);
+        if companion.exists() {
+            let moved_companion = companion_path(&moved_to, suffix);
+            // Windows does not rename over an existing file; the copy is the same data or older.
+            let _ = fs::remove_file(&moved_companion);
+            fs::rename(&companion, &moved_companion).map_err(move_error(&companion))?;
         }
     }
     Ok(moved_to)
