@@ -1,0 +1,13 @@
+//! Generates the Tauri context from `tauri.conf.json`: the symlink here to the one real file at the
+//! repository root. Reading it through the symlink keeps its relative paths (`../ui/dist`,
+//! `../icons/…`) relative to `src-tauri/`, the way the Tauri CLI reads them.
+
+fn main() {
+    // App commands listed here need an explicit `allow-<command>` in a capability file, so the
+    // window can call nothing that `capabilities/` does not name.
+    let app_manifest = tauri_build::AppManifest::new().commands(&["app_info"]);
+    let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
+    if let Err(error) = tauri_build::try_build(attributes) {
+        panic!("tauri-build failed: {error:#}");
+    }
+}

@@ -1,0 +1,3 @@
+//! IPC commands, one file per resource. Each is a thin wrapper; `lib.rs` registers them all.
+
+pub(crate) mod app;

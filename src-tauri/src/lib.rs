@@ -1,0 +1,51 @@
+//! Pi Desktop's Tauri shell: the window, the IPC commands, logging.
+//!
+//! [`run`] starts the real app. [`configure`] puts the IPC surface on a builder of any
+//! [`tauri::Runtime`], so tests drive exactly the commands the window gets on Tauri's mock runtime. Every command is listed in
+//! the one `generate_handler!` below; each file under `commands/` is a thin wrapper, and the logic they
+//! wrap lives in Tauri-free crates.
+//!
+//! Configuration has one home, `tauri.conf.json` at the repository root (`src-tauri/tauri.conf.json`
+//! is a symlink to it for the Tauri CLI). What the window may call is granted in `capabilities/`.
+
+mod commands;
+#[cfg(test)]
+mod ipc_surface_tests;
+mod logging;
+
+use tauri::Manager as _;
+
+pub use commands::app::AppInfo;
+pub use logging::{LOG_FILE_PREFIX, LoggingError};
+
+/// Why the app could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Tauri failed to build the app or its window.
+    #[error("the app failed to start: {0}")]
+    Tauri(#[from] tauri::Error),
+}
+
+/// Adds the app's IPC surface (managed state and every command) to `builder`, for any runtime.
+///
+/// [`run`] adds the window's runtime concerns (logging to the app's log folder) on top.
+pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.invoke_handler(tauri::generate_handler![commands::app::app_info])
+}
+
+/// Starts logging, opens the main window and runs until the last window closes.
+pub fn run() -> Result<(), RunError> {
+    configure(tauri::Builder::<tauri::Wry>::new())
+        .setup(|app| {
+            let log_dir = app.path().app_log_dir()?;
+            logging::init(&log_dir)?;
+            tracing::info!(
+                version = %app.package_info().version,
+                log_dir = %log_dir.display(),
+                "pi desktop started"
+            );
+            Ok(())
+        })
+        .run(tauri::generate_context!())?;
+    Ok(())
+}

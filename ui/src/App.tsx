@@ -1,0 +1,5 @@
+import { ChatScreen } from "./features/chat/ChatScreen";
+
+export function App() {
+  return <ChatScreen />;
+}
