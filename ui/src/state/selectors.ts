@@ -1,17 +1,131 @@
 // Derived facts the components read; JSX holds no logic of its own.
-import type { ChatState } from "./chat";
+import type { FileEntry, FileListDetails } from "../ipc/wire";
+import type { AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus } from "./chat";
 
-/** Send is enabled whenever no run is going on, even with an empty composer. */
+/**
+ * Send is enabled only when the run settled: the host's idle notice arrived (run status `idle`), the host does
+ * not report `isStreaming`, and no prompt is on its way. `agent_end` alone is not enough (the book's settling).
+ */
 export function canSend(state: ChatState): boolean {
-  return state.status === "idle";
+  return state.runStatus === "idle" && !state.backend.isStreaming && !state.submitting;
 }
 
-/** Stop is offered only while a run is going on. */
+/** Stop is offered exactly while Send is not: from Send until the idle notice. */
 export function canStop(state: ChatState): boolean {
-  return state.status === "streaming";
+  return !canSend(state);
+}
+
+export function runStatus(state: ChatState): RunStatus {
+  if (state.runStatus === "idle" && (state.submitting || state.backend.isStreaming)) {
+    // The prompt is on its way (or the host says a run is active): the user sees it as running.
+    return "running";
+  }
+  return state.runStatus;
+}
+
+/** Tool calls running now, in start order: the host's `pendingToolCalls` plus any card still running. */
+export function runningToolCallIds(state: ChatState): string[] {
+  const ids = [...state.backend.pendingToolCalls];
+  for (const run of Object.values(state.tools)) {
+    if (run.status === "running" && !ids.includes(run.toolCallId)) ids.push(run.toolCallId);
+  }
+  return ids.filter((id) => state.tools[id]?.status !== "done" && state.tools[id]?.status !== "error");
+}
+
+/**
+ * A tool card's state: its execution's, or `running` while the call waits to execute in an active run; a call
+ * that never ran, or never finished, before the run settled counts as an error.
+ */
+export function toolCardState(state: ChatState, toolCallId: string): ToolRunStatus {
+  return toolCardStateOf(state.tools[toolCallId], !canSend(state));
+}
+
+export function toolCardStateOf(run: ToolRun | undefined, runActive: boolean): ToolRunStatus {
+  if (run === undefined || run.status === "running") return runActive ? "running" : "error";
+  return run.status;
+}
+
+/** The failed or stopped answer Retry may continue from: the transcript's last item, once the run settled. */
+export function retryableAssistantId(state: ChatState): string | null {
+  if (!canSend(state)) return null;
+  const last = state.transcript[state.transcript.length - 1];
+  if (last === undefined || last.kind !== "assistant") return null;
+  if ((last.status === "error" || last.status === "stopped") && !last.retried) return last.id;
+  return null;
+}
+
+export interface StatusLine {
+  status: RunStatus;
+  turnCount: number;
+  tokensUsed: number;
+}
+
+export function statusLine(state: ChatState): StatusLine {
+  return { status: runStatus(state), turnCount: state.turnCount, tokensUsed: state.tokensUsed };
 }
 
 /** "Pi Desktop 0.1.0" once the backend answered, the bare product name before. */
 export function appTitle(state: ChatState): string {
   return state.appInfo === null ? "Pi Desktop" : `${state.appInfo.name} ${state.appInfo.version}`;
+}
+
+/** What went wrong with a failed answer, so the UI can say what to do. */
+export type ErrorAdvice = "auth" | "network" | "rate_limit" | "context" | "aborted" | "provider";
+
+export function errorAdvice(item: Pick<AssistantItem, "status" | "errorMessage">): ErrorAdvice {
+  if (item.status === "stopped") return "aborted";
+  const message = item.errorMessage ?? "";
+  if (/\b(401|403)\b|unauthori[sz]ed|forbidden|api[ _-]?key|authenticat|permission/i.test(message)) return "auth";
+  if (/\b429\b|rate.?limit|too many requests|quota|overloaded/i.test(message)) return "rate_limit";
+  if (/context (length|window)|too (long|many tokens)|maximum context/i.test(message)) return "context";
+  if (
+    /network|connect|timed? ?out|timeout|dns|resolve|ENOTFOUND|ECONN|socket|offline|unreachable|fetch failed|error sending request/i.test(
+      message,
+    )
+  ) {
+    return "network";
+  }
+  return "provider";
+}
+
+/** The file list of a `list_download_files` / `list_folder` result, when the details have that shape. */
+export function fileListDetails(result: unknown): FileListDetails | null {
+  if (typeof result !== "object" || result === null) return null;
+  const details = (result as { details?: unknown }).details;
+  if (typeof details !== "object" || details === null) return null;
+  const entries = (details as { entries?: unknown }).entries;
+  if (!Array.isArray(entries)) return null;
+  const files: FileEntry[] = entries.filter(isFileEntry);
+  const record = details as Record<string, unknown>;
+  const totalMatched = record["totalMatched"];
+  const list: FileListDetails = {
+    folder: typeof record["folder"] === "string" ? record["folder"] : "",
+    path: typeof record["path"] === "string" ? record["path"] : "",
+    entries: files,
+    totalMatched: typeof totalMatched === "number" ? totalMatched : files.length,
+  };
+  if (record["scanTruncated"] === true) list.scanTruncated = true;
+  const nextCursor = record["nextCursor"];
+  if (typeof nextCursor === "string") list.nextCursor = nextCursor;
+  return list;
+}
+
+function isFileEntry(value: unknown): value is FileEntry {
+  if (typeof value !== "object" || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return typeof entry["name"] === "string" && typeof entry["size"] === "number";
+}
+
+/** The text a tool result or progress update carries (its text content blocks). */
+export function resultText(result: unknown): string {
+  if (typeof result !== "object" || result === null) return "";
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block: unknown) =>
+      typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text"
+        ? String((block as { text?: unknown }).text ?? "")
+        : "",
+    )
+    .join("");
 }

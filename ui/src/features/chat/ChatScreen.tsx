@@ -1,29 +1,50 @@
-// The chat screen: owns the chat state and wires backend calls to reducer actions.
-import { useEffect, useReducer } from "react";
+// The chat window: header, error banner, transcript, composer and status line, plus the settings panel.
+import { useEffect, useRef, useState } from "react";
 
-import { fetchAppInfo } from "../../ipc/backend";
-import { chatReducer, initialChatState } from "../../state/chat";
-import { appTitle, canSend, canStop } from "../../state/selectors";
+import { useStrings } from "../../i18n/I18n";
+import type { Language } from "../../i18n/strings";
+import type { SettingsView } from "../../ipc/wire";
+import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
+import { SettingsPanel } from "../settings/SettingsPanel";
 import { Composer } from "./Composer";
-import { MessageList } from "./MessageList";
-import { RunStatusBadge } from "./RunStatusBadge";
+import { ErrorBanner } from "./ErrorBanner";
+import { PlusIcon, SettingsIcon } from "./icons";
+import { StatusLine } from "./StatusLine";
+import { Transcript } from "./Transcript";
+import { useChat } from "./useChat";
+import { useStickToBottom } from "./useStickToBottom";
 
-export function ChatScreen() {
-  const [state, dispatch] = useReducer(chatReducer, initialChatState);
+interface ChatScreenProps {
+  language: Language;
+  settings: SettingsView | null;
+  onSettingsChanged: (settings: SettingsView) => void;
+}
 
+export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreenProps) {
+  const strings = useStrings();
+  const [state, intents] = useChat();
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const scroller = useRef<HTMLElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const { scrollToBottom } = useStickToBottom(scroller, content);
+  const stopEnabled = canStop(state);
+  const { stop } = intents;
+
+  // Esc stops the run (the settings panel takes Esc for itself while open).
   useEffect(() => {
-    let current = true;
-    fetchAppInfo()
-      .then((appInfo) => {
-        if (current) dispatch({ type: "app_info_loaded", appInfo });
-      })
-      .catch((error: unknown) => {
-        console.error("app_info failed", error);
-      });
-    return () => {
-      current = false;
+    if (settingsOpen) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && !event.isComposing && stopEnabled) {
+        event.preventDefault();
+        stop();
+      }
     };
-  }, []);
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [settingsOpen, stopEnabled, stop]);
+
+  const banner =
+    state.banner ?? (state.protocolError === null ? null : { source: "protocol" as const, kind: "protocol", message: state.protocolError });
 
   return (
     <div className="chat-screen">
@@ -31,24 +52,54 @@ export function ChatScreen() {
         <h1 className="chat-title" data-testid="app-title">
           {appTitle(state)}
         </h1>
-        <RunStatusBadge status={state.status} />
-        <button
-          type="button"
-          className="icon-button"
-          data-testid="settings-button"
-          aria-label="Settings"
-          title="Settings"
-        >
-          ⚙
-        </button>
+        <div className="header-actions">
+          <button
+            type="button"
+            className="ghost-button"
+            data-testid="new-conversation-button"
+            disabled={!canSend(state)}
+            onClick={intents.startNewConversation}
+          >
+            <PlusIcon />
+            <span>{strings.newConversation}</span>
+          </button>
+          <button
+            type="button"
+            className="icon-button"
+            data-testid="settings-button"
+            aria-label={strings.settings}
+            title={strings.settings}
+            onClick={() => setSettingsOpen(true)}
+          >
+            <SettingsIcon />
+          </button>
+        </div>
       </header>
-      <MessageList messages={state.messages} />
-      <Composer
-        canSend={canSend(state)}
-        canStop={canStop(state)}
-        onSend={(text) => dispatch({ type: "user_message_submitted", text })}
-        onStop={() => undefined}
-      />
+      {banner !== null ? (
+        <ErrorBanner banner={banner} onDismiss={state.banner !== null ? intents.dismissBanner : null} />
+      ) : null}
+      <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+      <footer className="composer-area">
+        <Composer
+          canSend={canSend(state)}
+          canStop={stopEnabled}
+          stopRequested={state.stopRequested}
+          onSend={(text) => {
+            const accepted = intents.send(text);
+            if (accepted) scrollToBottom();
+            return accepted;
+          }}
+          onStop={stop}
+        />
+        <StatusLine facts={statusLine(state)} modelName={settings?.model ?? ""} />
+      </footer>
+      {settingsOpen ? (
+        <SettingsPanel
+          initial={settings}
+          onSaved={onSettingsChanged}
+          onClose={() => setSettingsOpen(false)}
+        />
+      ) : null}
     </div>
   );
 }

@@ -1,20 +1,40 @@
-// The prompt box with Send and Stop. Enter sends, Shift+Enter starts a new line.
-import { useState, type FormEvent, type KeyboardEvent } from "react";
+// The one composer: Enter sends, Shift+Enter starts a new line, and Enter while an input method is composing
+// (Chinese, Japanese, …) never sends. Send and Stop share one fixed place; only the one that applies shows.
+import { useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+
+import { useStrings } from "../../i18n/I18n";
+import { SendIcon, StopIcon } from "./icons";
 
 interface ComposerProps {
   canSend: boolean;
   canStop: boolean;
-  onSend: (text: string) => void;
+  stopRequested: boolean;
+  /** Returns whether the text was accepted (the composer is cleared only then). */
+  onSend: (text: string) => boolean;
   onStop: () => void;
 }
 
-export function Composer({ canSend, canStop, onSend, onStop }: ComposerProps) {
+/** Keycode browsers report for keys an input method consumes (WebKit sends it for the Enter ending a composition). */
+const IME_KEY_CODE = 229;
+const MAX_INPUT_HEIGHT_PX = 220;
+
+export function Composer({ canSend, canStop, stopRequested, onSend, onStop }: ComposerProps) {
+  const strings = useStrings();
   const [draft, setDraft] = useState("");
+  const composing = useRef(false);
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  // Grow with the text up to a limit (CSSOM height, which the CSP allows).
+  useLayoutEffect(() => {
+    const element = input.current;
+    if (element === null) return;
+    element.style.height = "auto";
+    element.style.height = `${Math.min(element.scrollHeight, MAX_INPUT_HEIGHT_PX)}px`;
+  }, [draft]);
 
   const submit = () => {
     if (!canSend || draft.trim() === "") return;
-    onSend(draft);
-    setDraft("");
+    if (onSend(draft)) setDraft("");
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -23,30 +43,54 @@ export function Composer({ canSend, canStop, onSend, onStop }: ComposerProps) {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      submit();
-    }
+    if (event.key !== "Enter" || event.shiftKey) return;
+    if (composing.current || event.nativeEvent.isComposing || event.keyCode === IME_KEY_CODE) return;
+    event.preventDefault();
+    submit();
   };
 
   return (
     <form className="composer" onSubmit={onSubmit}>
       <textarea
+        ref={input}
         className="composer-input"
         data-testid="composer-input"
-        aria-label="Message"
-        placeholder="Ask about your desktop files…"
-        rows={3}
+        aria-label={strings.composerLabel}
+        placeholder={strings.composerPlaceholder}
+        rows={1}
         value={draft}
         onChange={(event) => setDraft(event.target.value)}
         onKeyDown={onKeyDown}
+        onCompositionStart={() => {
+          composing.current = true;
+        }}
+        onCompositionEnd={() => {
+          composing.current = false;
+        }}
       />
-      <div className="composer-actions">
-        <button type="button" className="secondary" data-testid="stop-button" disabled={!canStop} onClick={onStop}>
-          Stop
+      <div className="composer-button-slot">
+        <button
+          type="submit"
+          className="round-button send"
+          data-testid="send-button"
+          aria-label={strings.send}
+          title={strings.send}
+          disabled={!canSend}
+          hidden={canStop}
+        >
+          <SendIcon />
         </button>
-        <button type="submit" className="primary" data-testid="send-button" disabled={!canSend}>
-          Send
+        <button
+          type="button"
+          className="round-button stop"
+          data-testid="stop-button"
+          aria-label={stopRequested ? strings.stopping : strings.stop}
+          title={`${strings.stop} (Esc)`}
+          disabled={!canStop}
+          hidden={!canStop}
+          onClick={onStop}
+        >
+          <StopIcon />
         </button>
       </div>
     </form>

@@ -1,0 +1,90 @@
+// One assistant answer: thinking, streamed Markdown and tool cards in the order the model produced them, and,
+// when the answer failed or was stopped, what happened, what to do and a Retry.
+import { memo } from "react";
+
+import { useStrings } from "../../i18n/I18n";
+import type { Language } from "../../i18n/strings";
+import { MarkdownView } from "../../markdown/MarkdownView";
+import type { AssistantItem, ToolRun } from "../../state/chat";
+import { errorAdvice, toolCardStateOf } from "../../state/selectors";
+import { AlertIcon } from "./icons";
+import { ThinkingBlock } from "./ThinkingBlock";
+import { ToolCard } from "./ToolCard";
+
+interface AssistantMessageProps {
+  item: AssistantItem;
+  tools: Readonly<Record<string, ToolRun>>;
+  runActive: boolean;
+  retryable: boolean;
+  language: Language;
+  onRetry: (assistantId: string) => void;
+}
+
+export const AssistantMessage = memo(function AssistantMessage({
+  item,
+  tools,
+  runActive,
+  retryable,
+  language,
+  onRetry,
+}: AssistantMessageProps) {
+  const strings = useStrings();
+  const empty = item.blocks.every((block) => block.type === "text" && block.text === "");
+  return (
+    <article className="message assistant" data-testid="message-assistant" data-state={item.status}>
+      <div className="avatar" aria-hidden="true">
+        π
+      </div>
+      <div className="assistant-body">
+        {item.blocks.map((block, index) => {
+          switch (block.type) {
+            case "thinking":
+              return <ThinkingBlock key={index} block={block} />;
+            case "text":
+              return block.text === "" ? null : (
+                <div key={index} className="assistant-text" data-testid="assistant-text">
+                  <MarkdownView text={block.text} />
+                </div>
+              );
+            case "toolCall":
+              return (
+                <ToolCard
+                  key={block.id === "" ? index : block.id}
+                  call={block}
+                  run={tools[block.id]}
+                  state={toolCardStateOf(tools[block.id], runActive)}
+                  language={language}
+                />
+              );
+            default:
+              return null;
+          }
+        })}
+        {item.status === "streaming" && empty ? (
+          <div className="typing" aria-label={strings.thinking}>
+            <span />
+            <span />
+            <span />
+          </div>
+        ) : null}
+        {item.status === "error" || item.status === "stopped" ? (
+          <div className={`answer-error ${item.status}`} data-testid="assistant-error" role="note">
+            <div className="answer-error-title">
+              <AlertIcon />
+              {item.status === "error" ? strings.errorTitle : strings.stoppedTitle}
+            </div>
+            {item.status === "error" && item.errorMessage !== undefined ? (
+              <div className="answer-error-detail">{item.errorMessage}</div>
+            ) : null}
+            <div className="answer-error-advice">{strings.advice[errorAdvice(item)]}</div>
+            {retryable ? (
+              <button type="button" className="retry-button" data-testid="retry-button" onClick={() => onRetry(item.id)}>
+                {strings.retry}
+              </button>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+    </article>
+  );
+});

@@ -1,0 +1,22 @@
+// A refused command, a host error notice or an incompatible backend, shown above the conversation.
+import { useStrings } from "../../i18n/I18n";
+import type { Banner } from "../../state/chat";
+import { AlertIcon, CloseIcon } from "./icons";
+
+export function ErrorBanner({ banner, onDismiss }: { banner: Banner; onDismiss: (() => void) | null }) {
+  const strings = useStrings();
+  return (
+    <div className="error-banner" data-testid="error-banner" data-kind={banner.kind} role="alert">
+      <AlertIcon />
+      <div className="error-banner-text">
+        {banner.source === "protocol" ? <strong>{strings.protocolTitle}: </strong> : null}
+        {banner.message}
+      </div>
+      {onDismiss !== null ? (
+        <button type="button" className="icon-button" aria-label={strings.dismiss} title={strings.dismiss} onClick={onDismiss}>
+          <CloseIcon />
+        </button>
+      ) : null}
+    </div>
+  );
+}

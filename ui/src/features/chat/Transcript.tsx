@@ -1,0 +1,54 @@
+// The conversation: user messages and assistant answers, or a welcome when there are none yet.
+import type { RefObject } from "react";
+
+import { useStrings } from "../../i18n/I18n";
+import type { Language } from "../../i18n/strings";
+import type { ChatState } from "../../state/chat";
+import { canSend, retryableAssistantId } from "../../state/selectors";
+import { AssistantMessage } from "./AssistantMessage";
+import { UserMessage } from "./UserMessage";
+
+interface TranscriptProps {
+  state: ChatState;
+  language: Language;
+  onRetry: (assistantId: string) => void;
+  scroller: RefObject<HTMLElement | null>;
+  content: RefObject<HTMLDivElement | null>;
+}
+
+export function Transcript({ state, language, onRetry, scroller, content }: TranscriptProps) {
+  const strings = useStrings();
+  const runActive = !canSend(state);
+  const retryable = retryableAssistantId(state);
+  return (
+    <main className="transcript-scroll" data-testid="message-list" ref={scroller}>
+      <div className="transcript" ref={content}>
+        {state.transcript.length === 0 ? (
+          <div className="welcome">
+            <div className="welcome-mark" aria-hidden="true">
+              π
+            </div>
+            <h2>{strings.emptyTitle}</h2>
+            <p className="empty-hint">{strings.emptyHint}</p>
+          </div>
+        ) : (
+          state.transcript.map((item) =>
+            item.kind === "user" ? (
+              <UserMessage key={item.id} item={item} />
+            ) : (
+              <AssistantMessage
+                key={item.id}
+                item={item}
+                tools={state.tools}
+                runActive={runActive}
+                retryable={retryable === item.id}
+                language={language}
+                onRetry={onRetry}
+              />
+            ),
+          )
+        )}
+      </div>
+    </main>
+  );
+}

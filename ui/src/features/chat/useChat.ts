@@ -1,0 +1,99 @@
+// Wires the chat reducer to the backend: intents (send, stop, retry, new conversation) call ../../ipc/backend
+// and turn its answers and the run's envelopes into reducer actions. Components only read the state.
+import { useCallback, useEffect, useReducer } from "react";
+
+import {
+  abortRun,
+  continueRun,
+  fetchAppInfo,
+  getState,
+  newConversation,
+  sendPrompt,
+  toCommandError,
+} from "../../ipc/backend";
+import type { Envelope } from "../../ipc/wire";
+import { chatReducer, initialChatState, type ChatState } from "../../state/chat";
+import { canSend, canStop } from "../../state/selectors";
+
+export interface ChatIntents {
+  send: (text: string) => boolean;
+  stop: () => void;
+  retry: (assistantId: string) => void;
+  startNewConversation: () => void;
+  dismissBanner: () => void;
+}
+
+export function useChat(): [ChatState, ChatIntents] {
+  const [state, dispatch] = useReducer(chatReducer, initialChatState);
+
+  const onEnvelope = useCallback((envelope: Envelope) => dispatch({ type: "envelope", envelope }), []);
+
+  useEffect(() => {
+    let current = true;
+    fetchAppInfo().then(
+      (appInfo) => {
+        if (current) dispatch({ type: "app_info_loaded", appInfo });
+      },
+      () => undefined,
+    );
+    // The conversation the backend kept (a restart, a reload of the window); none is fine too.
+    getState().then(
+      (appState) => {
+        if (current) dispatch({ type: "conversation_loaded", appState, origin: "startup" });
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  const sendEnabled = canSend(state);
+  const stopEnabled = canStop(state);
+
+  const send = useCallback(
+    (text: string): boolean => {
+      if (!sendEnabled || text.trim() === "") return false;
+      dispatch({ type: "prompt_submitted", text, imageCount: 0 });
+      sendPrompt(text.trim(), [], onEnvelope).then(
+        () => dispatch({ type: "run_command_settled" }),
+        (error: unknown) => dispatch({ type: "command_failed", command: "prompt", error: toCommandError(error) }),
+      );
+      return true;
+    },
+    [sendEnabled, onEnvelope],
+  );
+
+  const stop = useCallback(() => {
+    if (!stopEnabled) return;
+    dispatch({ type: "stop_requested" });
+    abortRun().catch((error: unknown) =>
+      dispatch({ type: "command_failed", command: "abort", error: toCommandError(error) }),
+    );
+  }, [stopEnabled]);
+
+  const retry = useCallback(
+    (assistantId: string) => {
+      if (!sendEnabled) return;
+      dispatch({ type: "continue_submitted", assistantId });
+      continueRun(onEnvelope).then(
+        () => dispatch({ type: "run_command_settled" }),
+        (error: unknown) =>
+          dispatch({ type: "command_failed", command: "continue_run", error: toCommandError(error) }),
+      );
+    },
+    [sendEnabled, onEnvelope],
+  );
+
+  const startNewConversation = useCallback(() => {
+    newConversation().then(
+      (appState) => dispatch({ type: "conversation_loaded", appState, origin: "new" }),
+      (error: unknown) =>
+        dispatch({ type: "command_failed", command: "new_conversation", error: toCommandError(error) }),
+    );
+  }, []);
+
+  const dismissBanner = useCallback(() => dispatch({ type: "banner_dismissed" }), []);
+
+  return [state, { send, stop, retry, startNewConversation, dismissBanner }];
+}

@@ -1,0 +1,229 @@
+// Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language.
+// The key field is never filled from the backend: it only says whether a key is stored.
+import { useEffect, useRef, useState, type FormEvent } from "react";
+
+import { useStrings } from "../../i18n/I18n";
+import { deleteApiKey, getSettings, saveSettings, setApiKey, toCommandError } from "../../ipc/backend";
+import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from "../../ipc/wire";
+import { CloseIcon } from "../chat/icons";
+import { applyPreset, settingsInput } from "./settings-form";
+
+interface SettingsPanelProps {
+  initial: SettingsView | null;
+  onSaved: (settings: SettingsView) => void;
+  onClose: () => void;
+}
+
+const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const LANGUAGES: LanguageSetting[] = ["auto", "en", "zh"];
+
+export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps) {
+  const strings = useStrings();
+  const [view, setView] = useState<SettingsView | null>(initial);
+  const [form, setForm] = useState<SettingsInput | null>(initial === null ? null : settingsInput(initial));
+  const [keyDraft, setKeyDraft] = useState("");
+  const [error, setError] = useState<CommandError | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const panel = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let current = true;
+    getSettings().then(
+      (loaded) => {
+        if (!current) return;
+        setView(loaded);
+        setForm(settingsInput(loaded));
+      },
+      (failure: unknown) => {
+        if (current) setError(toCommandError(failure));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    panel.current?.focus();
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && !event.isComposing) onClose();
+    };
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [onClose]);
+
+  const run = (action: Promise<SettingsView>, after?: () => void) => {
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    action.then(
+      (updated) => {
+        setBusy(false);
+        setView(updated);
+        setForm(settingsInput(updated));
+        onSaved(updated);
+        setSaved(true);
+        after?.();
+      },
+      (failure: unknown) => {
+        setBusy(false);
+        setError(toCommandError(failure));
+      },
+    );
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (form !== null) run(saveSettings(form));
+  };
+
+  const update = (patch: Partial<SettingsInput>) => {
+    setSaved(false);
+    setForm((current) => (current === null ? current : { ...current, ...patch }));
+  };
+
+  const preset = view?.presets.find((candidate) => candidate.id === form?.preset);
+  const needsKey = preset?.needsKey ?? true;
+
+  return (
+    <div className="settings-backdrop" onClick={onClose}>
+      <div
+        className="settings-panel"
+        data-testid="settings-panel"
+        role="dialog"
+        aria-modal="true"
+        aria-label={strings.settingsTitle}
+        tabIndex={-1}
+        ref={panel}
+        onClick={(event) => event.stopPropagation()}
+      >
+        <div className="settings-head">
+          <h2>{strings.settingsTitle}</h2>
+          <button type="button" className="icon-button" aria-label={strings.close} title={strings.close} onClick={onClose}>
+            <CloseIcon />
+          </button>
+        </div>
+        {error !== null ? (
+          <div className="settings-error" data-testid="settings-error" role="alert">
+            {error.message}
+          </div>
+        ) : null}
+        {form === null || view === null ? (
+          <p className="settings-loading">{strings.loading}</p>
+        ) : (
+          <form className="settings-form" onSubmit={onSubmit}>
+            <label className="field">
+              <span>{strings.provider}</span>
+              <select
+                data-testid="settings-preset"
+                value={form.preset}
+                onChange={(event) => setForm(applyPreset(form, view.presets, event.target.value))}
+              >
+                {view.presets.map((candidate) => (
+                  <option key={candidate.id} value={candidate.id}>
+                    {candidate.label}
+                  </option>
+                ))}
+                {view.presets.some((candidate) => candidate.id === form.preset) ? null : (
+                  <option value={form.preset}>{form.preset}</option>
+                )}
+              </select>
+            </label>
+            <label className="field">
+              <span>{strings.baseUrl}</span>
+              <input
+                data-testid="settings-base-url"
+                type="url"
+                spellCheck={false}
+                value={form.baseUrl}
+                onChange={(event) => update({ baseUrl: event.target.value })}
+              />
+            </label>
+            <div className="field-row">
+              <label className="field">
+                <span>{strings.model}</span>
+                <input
+                  data-testid="settings-model"
+                  spellCheck={false}
+                  value={form.model}
+                  onChange={(event) => update({ model: event.target.value })}
+                />
+              </label>
+              <label className="field">
+                <span>{strings.thinkingLevel}</span>
+                <select value={form.thinkingLevel} onChange={(event) => update({ thinkingLevel: event.target.value })}>
+                  {(THINKING_LEVELS.includes(form.thinkingLevel) ? THINKING_LEVELS : [form.thinkingLevel, ...THINKING_LEVELS]).map(
+                    (level) => (
+                      <option key={level} value={level}>
+                        {level}
+                      </option>
+                    ),
+                  )}
+                </select>
+              </label>
+            </div>
+            <fieldset className="field key-field">
+              <legend>{strings.apiKey}</legend>
+              <div className="key-status" data-testid="api-key-status" data-set={view.apiKeySet ? "true" : "false"}>
+                <span className={`key-dot${view.apiKeySet ? " set" : ""}`} aria-hidden="true" />
+                {view.apiKeySet ? strings.keySet : needsKey ? strings.keyNotSet : strings.keyNotNeeded}
+              </div>
+              <div className="key-row">
+                <input
+                  data-testid="settings-api-key"
+                  type="password"
+                  autoComplete="off"
+                  spellCheck={false}
+                  placeholder={strings.keyPlaceholder}
+                  value={keyDraft}
+                  onChange={(event) => setKeyDraft(event.target.value)}
+                />
+                <button
+                  type="button"
+                  disabled={busy || keyDraft.trim() === ""}
+                  onClick={() => run(setApiKey(keyDraft.trim()), () => setKeyDraft(""))}
+                >
+                  {view.apiKeySet ? strings.replaceKey : strings.saveKey}
+                </button>
+                {view.apiKeySet ? (
+                  <button type="button" className="danger" disabled={busy} onClick={() => run(deleteApiKey())}>
+                    {strings.deleteKey}
+                  </button>
+                ) : null}
+              </div>
+            </fieldset>
+            <label className="field">
+              <span>{strings.systemPrompt}</span>
+              <textarea
+                rows={5}
+                value={form.systemPrompt}
+                onChange={(event) => update({ systemPrompt: event.target.value })}
+              />
+            </label>
+            <label className="field">
+              <span>{strings.language}</span>
+              <select
+                data-testid="settings-language"
+                value={form.language}
+                onChange={(event) => update({ language: event.target.value as LanguageSetting })}
+              >
+                {LANGUAGES.map((language) => (
+                  <option key={language} value={language}>
+                    {strings.languageNames[language]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <div className="settings-actions">
+              <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
+              <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>
+                {strings.save}
+              </button>
+            </div>
+          </form>
+        )}
+      </div>
+    </div>
+  );
+}

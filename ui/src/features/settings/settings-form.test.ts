@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+
+import type { SettingsView } from "../../ipc/wire";
+import { applyPreset, settingsInput } from "./settings-form";
+
+const view: SettingsView = {
+  preset: "openai",
+  api: "openai-responses",
+  baseUrl: "https://api.openai.com/v1",
+  model: "gpt-4.1",
+  thinkingLevel: "off",
+  systemPrompt: "Be brief.",
+  language: "auto",
+  apiKeySet: true,
+  presets: [
+    { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", needsKey: true },
+    { id: "ollama", label: "Ollama", api: "openai-completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3", needsKey: false },
+  ],
+};
+
+describe("settings form", () => {
+  it("edits only what save_settings takes (never the key state or presets)", () => {
+    expect(settingsInput(view)).toEqual({
+      preset: "openai",
+      api: "openai-responses",
+      baseUrl: "https://api.openai.com/v1",
+      model: "gpt-4.1",
+      thinkingLevel: "off",
+      systemPrompt: "Be brief.",
+      language: "auto",
+    });
+  });
+
+  it("picking a preset fills its API, base URL and model and keeps the rest", () => {
+    expect(applyPreset(settingsInput(view), view.presets, "ollama")).toEqual({
+      preset: "ollama",
+      api: "openai-completions",
+      baseUrl: "http://127.0.0.1:11434/v1",
+      model: "qwen3",
+      thinkingLevel: "off",
+      systemPrompt: "Be brief.",
+      language: "auto",
+    });
+  });
+});

@@ -1,0 +1,163 @@
+// The UI's texts in English and Chinese. The language follows navigator.language unless the settings pick one.
+import type { LanguageSetting } from "../ipc/wire";
+import type { ErrorAdvice } from "../state/selectors";
+import type { RunStatus, ToolRunStatus } from "../state/chat";
+
+export type Language = "en" | "zh";
+
+const en = {
+  appName: "Pi Desktop",
+  newConversation: "New conversation",
+  settings: "Settings",
+  composerLabel: "Message",
+  composerPlaceholder: "Ask about your files… (Enter to send, Shift+Enter for a new line)",
+  send: "Send",
+  stop: "Stop",
+  stopping: "Stopping…",
+  runStatus: { idle: "Ready", running: "Working", settling: "Finishing" } satisfies Record<RunStatus, string>,
+  turns: (count: number) => (count === 1 ? "1 turn" : `${count} turns`),
+  tokens: (count: number) => `${count.toLocaleString("en")} tokens`,
+  emptyTitle: "What can I help with?",
+  emptyHint: "Pi can list and read the files in your Downloads, Documents, Desktop and other folders.",
+  you: "You",
+  assistant: "Pi",
+  thinking: "Thinking…",
+  thought: "Thought process",
+  redactedThinking: "The provider hid this reasoning.",
+  notSent: "Not sent",
+  toolLabels: {
+    list_download_files: "List Downloads",
+    list_folder: "List a folder",
+    read_document: "Read a document",
+  } as Record<string, string>,
+  toolState: { running: "Running", done: "Done", error: "Failed" } satisfies Record<ToolRunStatus, string>,
+  toolArguments: "Arguments",
+  toolResult: "Result",
+  toolProgress: "Progress",
+  fileName: "Name",
+  fileSize: "Size",
+  fileModified: "Modified",
+  fileCount: (shown: number, total: number) => (shown === total ? `${total} files` : `${shown} of ${total} files`),
+  noFiles: "No matching files.",
+  scanTruncated: "The folder is large; the scan stopped early.",
+  errorTitle: "The answer failed",
+  stoppedTitle: "Stopped",
+  advice: {
+    auth: "The provider refused the API key. Open Settings to set or replace it, then Retry.",
+    network: "Could not reach the provider. Check the network connection and the base URL in Settings, then Retry.",
+    rate_limit: "The provider is limiting requests. Wait a moment, then Retry.",
+    context: "The conversation is too long for this model. Start a new conversation or pick a model with a larger context.",
+    provider: "The provider returned an error. Retry, or check the model and base URL in Settings.",
+    aborted: "You stopped this answer. Retry continues from here.",
+  } satisfies Record<ErrorAdvice, string>,
+  retry: "Retry",
+  dismiss: "Dismiss",
+  protocolTitle: "Incompatible backend",
+  settingsTitle: "Settings",
+  provider: "Provider",
+  baseUrl: "Base URL",
+  model: "Model",
+  thinkingLevel: "Thinking level",
+  apiKey: "API key",
+  keySet: "Key set",
+  keyNotSet: "Not set",
+  keyNotNeeded: "This provider needs no key.",
+  keyPlaceholder: "Paste a new key",
+  saveKey: "Save key",
+  replaceKey: "Replace key",
+  deleteKey: "Delete key",
+  systemPrompt: "System prompt",
+  language: "Language",
+  languageNames: { auto: "Follow the system", en: "English", zh: "中文" } satisfies Record<LanguageSetting, string>,
+  save: "Save",
+  saved: "Saved. Applies to the next message.",
+  close: "Close",
+  loading: "Loading…",
+  appliesNextRun: "Changes apply to the next message.",
+};
+
+export type Strings = typeof en;
+
+const zh: Strings = {
+  appName: "Pi Desktop",
+  newConversation: "新对话",
+  settings: "设置",
+  composerLabel: "消息",
+  composerPlaceholder: "问问你的文件…（Enter 发送，Shift+Enter 换行）",
+  send: "发送",
+  stop: "停止",
+  stopping: "正在停止…",
+  runStatus: { idle: "就绪", running: "运行中", settling: "收尾中" },
+  turns: (count: number) => `${count} 轮`,
+  tokens: (count: number) => `${count.toLocaleString("zh")} tokens`,
+  emptyTitle: "有什么可以帮你？",
+  emptyHint: "Pi 可以列出并读取你的下载、文档、桌面等文件夹中的文件。",
+  you: "你",
+  assistant: "Pi",
+  thinking: "思考中…",
+  thought: "思考过程",
+  redactedThinking: "服务商隐藏了这段推理。",
+  notSent: "未发送",
+  toolLabels: {
+    list_download_files: "查询下载目录",
+    list_folder: "查询文件夹",
+    read_document: "读取文档",
+  },
+  toolState: { running: "运行中", done: "完成", error: "失败" },
+  toolArguments: "参数",
+  toolResult: "结果",
+  toolProgress: "进度",
+  fileName: "名称",
+  fileSize: "大小",
+  fileModified: "修改时间",
+  fileCount: (shown: number, total: number) => (shown === total ? `共 ${total} 个文件` : `显示 ${shown} / ${total} 个文件`),
+  noFiles: "没有匹配的文件。",
+  scanTruncated: "文件夹太大，扫描提前结束。",
+  errorTitle: "回答失败",
+  stoppedTitle: "已停止",
+  advice: {
+    auth: "服务商拒绝了 API 密钥。请在设置中设置或更换密钥，然后重试。",
+    network: "无法连接服务商。请检查网络连接和设置中的 Base URL，然后重试。",
+    rate_limit: "服务商正在限流。请稍等片刻再重试。",
+    context: "对话太长，超出了该模型的上下文。请新建对话，或换一个上下文更大的模型。",
+    provider: "服务商返回了错误。请重试，或检查设置中的模型和 Base URL。",
+    aborted: "你停止了这次回答。重试会从这里继续。",
+  },
+  retry: "重试",
+  dismiss: "关闭",
+  protocolTitle: "后端版本不兼容",
+  settingsTitle: "设置",
+  provider: "服务商",
+  baseUrl: "Base URL",
+  model: "模型",
+  thinkingLevel: "思考强度",
+  apiKey: "API 密钥",
+  keySet: "已设置密钥",
+  keyNotSet: "未设置",
+  keyNotNeeded: "该服务商不需要密钥。",
+  keyPlaceholder: "粘贴新的密钥",
+  saveKey: "保存密钥",
+  replaceKey: "更换密钥",
+  deleteKey: "删除密钥",
+  systemPrompt: "系统提示词",
+  language: "界面语言",
+  languageNames: { auto: "跟随系统", en: "English", zh: "中文" },
+  save: "保存",
+  saved: "已保存，下一条消息起生效。",
+  close: "关闭",
+  loading: "加载中…",
+  appliesNextRun: "修改从下一条消息起生效。",
+};
+
+export const STRINGS: Record<Language, Strings> = { en, zh };
+
+/** The UI language for a setting; `auto` follows the system's preferred languages. */
+export function resolveLanguage(setting: LanguageSetting, preferred: readonly string[]): Language {
+  if (setting !== "auto") return setting;
+  for (const tag of preferred) {
+    const lower = tag.toLowerCase();
+    if (lower.startsWith("zh")) return "zh";
+    if (lower.startsWith("en")) return "en";
+  }
+  return "en";
+}

@@ -1,0 +1,214 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from "vitest";
+
+import { PAGE_SIZE, StreamingMarkdown, renderMarkdown, streamedHtml } from "./render";
+
+/** Renders `html` into a detached element, so tests inspect the DOM the app would get. */
+function dom(html: string): HTMLElement {
+  const element = document.createElement("div");
+  element.innerHTML = html;
+  return element;
+}
+
+/** Streams `text` in chunks of `chunk` characters and returns the final incremental HTML. */
+function streamInChunks(text: string, chunk: number): string {
+  const renderer = new StreamingMarkdown();
+  let last = renderer.update("");
+  for (let end = chunk; end < text.length + chunk; end += chunk) {
+    last = renderer.update(text.slice(0, Math.min(end, text.length)));
+  }
+  return streamedHtml(last);
+}
+
+const RICH_DOCUMENT = [
+  "# Files in Downloads",
+  "",
+  "Here is what I found, **sorted** by _date_:",
+  "",
+  "- report.pdf (2 MB)",
+  "- notes.txt",
+  "  continued line of the item",
+  "",
+  "  a second paragraph in the item",
+  "- photo.jpg",
+  "",
+  "1. first",
+  "2. second",
+  "",
+  "> a quote",
+  "> over two lines",
+  "",
+  "| name | size |",
+  "| --- | ---: |",
+  "| a.pdf | 1 KB |",
+  "| b.txt | 2 KB |",
+  "",
+  "```python",
+  "def hello():",
+  "    return 'hi'  # <b>not html</b>",
+  "```",
+  "Text right after a fence.",
+  "Heading by underline",
+  "---",
+  "",
+  "    indented code",
+  "    more indented code",
+  "",
+  "~~~",
+  "tilde fence",
+  "~~~",
+  "",
+  "A [link](https://example.com) and `code`, then <span>inline html</span>.",
+  "",
+  "- [x] done task",
+  "- [ ] open task",
+  "",
+  "***",
+  "",
+  "Final paragraph without a newline at the end",
+].join("\n");
+
+describe("markdown rendering is safe", () => {
+  it("shows a script tag as text and never creates a script element", () => {
+    const element = dom(renderMarkdown("Hello <script>alert(1)</script> world\n\n<script>\nalert(2)\n</script>"));
+    expect(element.querySelector("script")).toBeNull();
+    expect(element.textContent).toContain("<script>alert(1)</script>");
+  });
+
+  it("keeps img onerror, svg onload and iframes inert", () => {
+    const element = dom(
+      renderMarkdown(
+        [
+          '<img src="x" onerror="alert(1)">',
+          "",
+          '<svg onload="alert(1)"><circle r="1"/></svg>',
+          "",
+          '<iframe src="https://evil.example"></iframe>',
+          "",
+          'inline <img src=x onerror=alert(1)> and <a href="javascript:alert(1)">x</a>',
+        ].join("\n"),
+      ),
+    );
+    expect(element.querySelector("img, svg, iframe, object, embed")).toBeNull();
+    for (const node of element.querySelectorAll("*")) {
+      for (const attribute of node.getAttributeNames()) {
+        expect(attribute.startsWith("on")).toBe(false);
+      }
+    }
+    expect(element.textContent).toContain('<iframe src="https://evil.example"></iframe>');
+  });
+
+  it("strips javascript: links and gives no link an href", () => {
+    const element = dom(
+      renderMarkdown("[click](javascript:alert(1)) [data](data:text/html,hi) [web](https://example.com) <https://a.example>"),
+    );
+    const links = [...element.querySelectorAll("a")];
+    expect(links.map((link) => link.textContent)).toEqual(["click", "data", "web", "https://a.example"]);
+    expect(links.every((link) => !link.hasAttribute("href"))).toBe(true);
+    expect(links.map((link) => link.getAttribute("title"))).toEqual([null, null, "https://example.com", "https://a.example"]);
+    expect(element.innerHTML).not.toContain("javascript:");
+  });
+
+  it("never loads an image, remote or inline", () => {
+    const element = dom(renderMarkdown("![a cat](https://example.com/cat.png) ![dot](data:image/png;base64,AAAA)"));
+    expect(element.querySelector("img")).toBeNull();
+    expect(element.textContent).toContain("[a cat]");
+  });
+
+  it("drops style attributes and event handlers even inside code", () => {
+    const element = dom(renderMarkdown('```html\n<div style="color:red" onclick="x()">hi</div>\n```\n'));
+    expect(element.querySelector("[style], [onclick]")).toBeNull();
+    expect(element.querySelector("code")?.textContent).toBe('<div style="color:red" onclick="x()">hi</div>');
+  });
+});
+
+describe("markdown rendering", () => {
+  it("highlights a closed fence and adds a copy button", () => {
+    const element = dom(renderMarkdown("```js\nconst answer = 42;\n```\n"));
+    expect(element.querySelector("code.hljs.language-js")).not.toBeNull();
+    expect(element.querySelector(".hljs-keyword")?.textContent).toBe("const");
+    expect(element.querySelector("button.code-copy")).not.toBeNull();
+    expect(element.querySelector("code")?.textContent).toBe("const answer = 42;");
+  });
+
+  it("leaves an unclosed fence unhighlighted until it closes", () => {
+    const element = dom(renderMarkdown("```js\nconst answer = 42;\n"));
+    expect(element.querySelector(".hljs-keyword")).toBeNull();
+    expect(element.querySelector(".code-block.code-open code")?.textContent).toBe("const answer = 42;");
+  });
+
+  it("renders reference-style definitions as text, so later text never changes an earlier block", () => {
+    const element = dom(renderMarkdown("see [docs]\n\n[docs]: https://example.com\n"));
+    const [first, second] = [...element.querySelectorAll("p")];
+    expect(first?.outerHTML).toBe("<p>see [docs]</p>");
+    expect(second?.textContent).toBe("[docs]: https://example.com");
+  });
+});
+
+describe("incremental markdown rendering", () => {
+  it("equals the one-shot render for every chunk size", () => {
+    const expected = renderMarkdown(RICH_DOCUMENT);
+    for (const chunk of [1, 2, 3, 5, 7, 16, 64, 1000]) {
+      expect(streamInChunks(RICH_DOCUMENT, chunk), `chunk ${chunk}`).toBe(expected);
+    }
+  }, 60_000);
+
+  it("streams an unclosed fence, then highlights it when the fence closes", () => {
+    const renderer = new StreamingMarkdown();
+    const open = "Intro\n\n```rust\nfn main() {\n    println!(\"hi\");\n";
+    const whileOpen = streamedHtml(renderer.update(open));
+    expect(whileOpen).toBe(renderMarkdown(open));
+    expect(dom(whileOpen).querySelector(".hljs-keyword")).toBeNull();
+
+    const closed = `${open}}\n\`\`\`\n`;
+    const afterClose = renderer.update(closed);
+    expect(streamedHtml(afterClose)).toBe(renderMarkdown(closed));
+    expect(dom(streamedHtml(afterClose)).querySelector(".hljs-keyword")?.textContent).toBe("fn");
+    // The closed fence is finished: nothing is left in the re-rendered tail.
+    expect(afterClose.tail).toEqual([]);
+  });
+
+  it("keeps finished pages identical and re-renders only the tail", () => {
+    const renderer = new StreamingMarkdown();
+    const paragraphs = Array.from({ length: PAGE_SIZE + 10 }, (_, index) => `Paragraph ${index}.`).join("\n\n");
+    const first = renderer.update(paragraphs);
+    const second = renderer.update(`${paragraphs} More text.`);
+    expect(first.pages.length).toBe(2);
+    expect(second.pages[0]).toBe(first.pages[0]);
+    expect(second.tail).toEqual(["<p>Paragraph 73. More text.</p>\n"]);
+    expect(streamedHtml(second)).toBe(renderMarkdown(`${paragraphs} More text.`));
+  });
+
+  it("starts over when the text is replaced instead of extended", () => {
+    const renderer = new StreamingMarkdown();
+    renderer.update("First paragraph.\n\nSecond.");
+    const replaced = renderer.update("Something else entirely.\n\nAnd more.");
+    expect(streamedHtml(replaced)).toBe(renderMarkdown("Something else entirely.\n\nAnd more."));
+  });
+
+  it("treats CRLF text like LF text, however the chunks split it", () => {
+    const crlf = RICH_DOCUMENT.replaceAll("\n", "\r\n");
+    for (const chunk of [1, 2, 7, 64]) {
+      expect(streamInChunks(crlf, chunk), `chunk ${chunk}`).toBe(renderMarkdown(RICH_DOCUMENT));
+    }
+  }, 60_000);
+
+  it("equals the one-shot render for random chunk boundaries", () => {
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const expected = renderMarkdown(RICH_DOCUMENT);
+    for (let trial = 0; trial < 20; trial += 1) {
+      const renderer = new StreamingMarkdown();
+      let end = 0;
+      let last = renderer.update("");
+      while (end < RICH_DOCUMENT.length) {
+        end = Math.min(RICH_DOCUMENT.length, end + 1 + Math.floor(random() * 40));
+        last = renderer.update(RICH_DOCUMENT.slice(0, end));
+      }
+      expect(streamedHtml(last), `trial ${trial}`).toBe(expected);
+    }
+  }, 60_000);
+});
