@@ -23,6 +23,7 @@ mod stream_fn;
 mod thinking;
 mod tokens;
 pub mod transform;
+mod validation;
 mod usage;
 
 pub use content::{
@@ -59,3 +60,4 @@ pub use tokens::{estimate_context_tokens, estimate_text_tokens};
 pub use tokio_util::sync::CancellationToken;
 pub use transform::transform_messages;
 pub use usage::{Cost, Usage, calculate_cost};
+pub use validation::{ToolValidationError, validate_tool_arguments, validate_tool_call};
