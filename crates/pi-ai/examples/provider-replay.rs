@@ -8,7 +8,10 @@
 //! the trace is written to `DIR/<api>/<name>.trace.json` in the oracle's trace format, so
 //! `node compare-provider.mjs EXPECTED DIR` can judge it. A malformed fixture is reported and skipped; the
 //! exit code is 1 when any fixture could not be run.
-#![allow(clippy::print_stdout, reason = "a command-line tool reporting what it wrote")]
+#![allow(
+    clippy::print_stdout,
+    reason = "a command-line tool reporting what it wrote"
+)]
 
 #[path = "../tests/support/fixture_run.rs"]
 #[allow(dead_code, reason = "shared with the tests, which use more of it")]
@@ -43,7 +46,11 @@ fn main() -> ExitCode {
     if paths.is_empty() {
         return usage();
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("cannot start the async runtime: {e}");
@@ -86,8 +93,9 @@ async fn run(out: PathBuf, paths: Vec<PathBuf>) -> ExitCode {
                 Ok(trace) => {
                     let dir = out.join(&fixture.api);
                     let target = dir.join(format!("{}.trace.json", fixture.name));
-                    let written_ok = std::fs::create_dir_all(&dir)
-                        .and_then(|()| std::fs::write(&target, fixture_run::serialize_trace(&trace)));
+                    let written_ok = std::fs::create_dir_all(&dir).and_then(|()| {
+                        std::fs::write(&target, fixture_run::serialize_trace(&trace))
+                    });
                     match written_ok {
                         Ok(()) => {
                             written += 1;
@@ -107,5 +115,9 @@ async fn run(out: PathBuf, paths: Vec<PathBuf>) -> ExitCode {
         }
     }
     println!("{written} trace(s) written, {failed} failure(s)");
-    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -61,9 +61,16 @@ fn with_all_apis(mut provider: Provider, client: &reqwest::Client) -> Provider {
 }
 
 /// The `anthropic` provider (key from `ANTHROPIC_API_KEY` unless given) serving `models`.
-pub fn anthropic(client: &reqwest::Client, api_key: Option<String>, models: Vec<Model>) -> Provider {
+pub fn anthropic(
+    client: &reqwest::Client,
+    api_key: Option<String>,
+    models: Vec<Model>,
+) -> Provider {
     let mut provider = with_all_apis(Provider::new("anthropic"), client)
-        .with_auth(ProviderAuth::ApiKey { key: api_key, env_vars: vec!["ANTHROPIC_API_KEY".into()] })
+        .with_auth(ProviderAuth::ApiKey {
+            key: api_key,
+            env_vars: vec!["ANTHROPIC_API_KEY".into()],
+        })
         .with_models(models);
     provider.name = "Anthropic".into();
     provider
@@ -72,7 +79,10 @@ pub fn anthropic(client: &reqwest::Client, api_key: Option<String>, models: Vec<
 /// The `openai` provider (key from `OPENAI_API_KEY` unless given) serving `models`.
 pub fn openai(client: &reqwest::Client, api_key: Option<String>, models: Vec<Model>) -> Provider {
     let mut provider = with_all_apis(Provider::new("openai"), client)
-        .with_auth(ProviderAuth::ApiKey { key: api_key, env_vars: vec!["OPENAI_API_KEY".into()] })
+        .with_auth(ProviderAuth::ApiKey {
+            key: api_key,
+            env_vars: vec!["OPENAI_API_KEY".into()],
+        })
         .with_models(models);
     provider.name = "OpenAI".into();
     provider
@@ -89,7 +99,10 @@ pub fn openai_compatible(
     models: Vec<Model>,
 ) -> Provider {
     let mut provider = with_all_apis(Provider::new(id), client)
-        .with_auth(ProviderAuth::ApiKey { key: Some(api_key.unwrap_or_else(|| "none".into())), env_vars: Vec::new() })
+        .with_auth(ProviderAuth::ApiKey {
+            key: Some(api_key.unwrap_or_else(|| "none".into())),
+            env_vars: Vec::new(),
+        })
         .with_models(models);
     provider.base_url = base_url;
     provider

@@ -43,7 +43,12 @@ impl ApiProvider for AnthropicMessages {
         Api::ANTHROPIC_MESSAGES
     }
 
-    fn stream_simple(&self, model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream {
+    fn stream_simple(
+        &self,
+        model: Model,
+        context: Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
         let client = self.client.clone();
         common::spawn_stream(model, move |model, output| async move {
             run(client, model, context, options, output).await;
@@ -52,7 +57,12 @@ impl ApiProvider for AnthropicMessages {
 }
 
 fn compat_flag(model: &Model, key: &str, default: bool) -> bool {
-    model.compat.as_ref().and_then(|c| c.get(key)).and_then(Value::as_bool).unwrap_or(default)
+    model
+        .compat
+        .as_ref()
+        .and_then(|c| c.get(key))
+        .and_then(Value::as_bool)
+        .unwrap_or(default)
 }
 
 /// How thinking is requested.
@@ -77,7 +87,16 @@ fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
 }
 
 fn normalize_tool_call_id(id: &str) -> String {
-    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).take(64).collect()
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
 }
 
 fn content_blocks(blocks: &[UserBlock]) -> Value {
@@ -95,7 +114,9 @@ fn content_blocks(blocks: &[UserBlock]) -> Value {
     let mut out: Vec<Value> = blocks
         .iter()
         .map(|b| match b {
-            UserBlock::Text(t) => json!({"type": "text", "text": common::sanitize(&t.text.to_string())}),
+            UserBlock::Text(t) => {
+                json!({"type": "text", "text": common::sanitize(&t.text.to_string())})
+            }
             UserBlock::Image(img) => json!({"type": "image", "source": {
                 "type": "base64", "media_type": img.mime_type, "data": img.data}}),
         })
@@ -106,7 +127,11 @@ fn content_blocks(blocks: &[UserBlock]) -> Value {
     Value::Array(out)
 }
 
-fn convert_messages(messages: &[Message], cache_control: Option<&Value>, allow_empty_signature: bool) -> Vec<Value> {
+fn convert_messages(
+    messages: &[Message],
+    cache_control: Option<&Value>,
+    allow_empty_signature: bool,
+) -> Vec<Value> {
     let mut params: Vec<Value> = Vec::new();
     let mut i = 0;
     while i < messages.len() {
@@ -123,8 +148,9 @@ fn convert_messages(messages: &[Message], cache_control: Option<&Value>, allow_e
                         .filter_map(|b| match b {
                             UserBlock::Text(t) => {
                                 let text = t.text.to_string();
-                                (!text.trim().is_empty())
-                                    .then(|| json!({"type": "text", "text": common::sanitize(&text)}))
+                                (!text.trim().is_empty()).then(
+                                    || json!({"type": "text", "text": common::sanitize(&text)}),
+                                )
                             }
                             UserBlock::Image(img) => Some(json!({"type": "image", "source": {
                                 "type": "base64", "media_type": img.mime_type, "data": img.data}})),
@@ -142,7 +168,8 @@ fn convert_messages(messages: &[Message], cache_control: Option<&Value>, allow_e
                         AssistantBlock::Text(t) => {
                             let text = t.text.to_string();
                             if !text.trim().is_empty() {
-                                blocks.push(json!({"type": "text", "text": common::sanitize(&text)}));
+                                blocks
+                                    .push(json!({"type": "text", "text": common::sanitize(&text)}));
                             }
                         }
                         AssistantBlock::Thinking(t) => {
@@ -151,20 +178,30 @@ fn convert_messages(messages: &[Message], cache_control: Option<&Value>, allow_e
                                 continue;
                             }
                             let thinking = t.thinking.to_string();
-                            let signature = t.thinking_signature.as_deref().filter(|s| !s.trim().is_empty());
+                            let signature = t
+                                .thinking_signature
+                                .as_deref()
+                                .filter(|s| !s.trim().is_empty());
                             if thinking.trim().is_empty() && signature.is_none() {
                                 continue;
                             }
                             match signature {
                                 Some(sig) => blocks.push(json!({"type": "thinking",
                                     "thinking": common::sanitize(&thinking), "signature": sig})),
-                                None if allow_empty_signature => blocks.push(json!({"type": "thinking",
+                                None if allow_empty_signature => blocks
+                                    .push(json!({"type": "thinking",
                                     "thinking": common::sanitize(&thinking), "signature": ""})),
-                                None => blocks.push(json!({"type": "text", "text": common::sanitize(&thinking)})),
+                                None => blocks.push(
+                                    json!({"type": "text", "text": common::sanitize(&thinking)}),
+                                ),
                             }
                         }
                         AssistantBlock::ToolCall(c) => {
-                            let input = if c.arguments.is_null() { json!({}) } else { c.arguments.clone() };
+                            let input = if c.arguments.is_null() {
+                                json!({})
+                            } else {
+                                c.arguments.clone()
+                            };
                             blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
                         }
                     }
@@ -195,7 +232,10 @@ fn convert_messages(messages: &[Message], cache_control: Option<&Value>, allow_e
             match last.get_mut("content") {
                 Some(Value::Array(blocks)) => {
                     if let Some(block) = blocks.last_mut().and_then(Value::as_object_mut) {
-                        if matches!(block.get("type").and_then(Value::as_str), Some("text" | "image" | "tool_result")) {
+                        if matches!(
+                            block.get("type").and_then(Value::as_str),
+                            Some("text" | "image" | "tool_result")
+                        ) {
                             block.insert("cache_control".into(), cache_control.clone());
                         }
                     }
@@ -228,9 +268,20 @@ fn convert_tools(tools: &[Tool], eager: bool, cache_control: Option<&Value>) -> 
             if eager {
                 out.insert("eager_input_streaming".into(), json!(true));
             }
-            let properties = tool.parameters.get("properties").cloned().unwrap_or_else(|| json!({}));
-            let required = tool.parameters.get("required").cloned().unwrap_or_else(|| json!([]));
-            out.insert("input_schema".into(), json!({"type": "object", "properties": properties, "required": required}));
+            let properties = tool
+                .parameters
+                .get("properties")
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            let required = tool
+                .parameters
+                .get("required")
+                .cloned()
+                .unwrap_or_else(|| json!([]));
+            out.insert(
+                "input_schema".into(),
+                json!({"type": "object", "properties": properties, "required": required}),
+            );
             if let (Some(cc), true) = (cache_control, index + 1 == count) {
                 out.insert("cache_control".into(), cc.clone());
             }
@@ -249,10 +300,17 @@ fn build_request(
     let adaptive = compat_flag(model, "forceAdaptiveThinking", false);
     let (max_tokens, thinking) = match options.reasoning {
         None => (setup.max_tokens, Thinking::Disabled),
-        Some(level) if adaptive => (setup.max_tokens, Thinking::Adaptive(adaptive_effort(model, level))),
+        Some(level) if adaptive => (
+            setup.max_tokens,
+            Thinking::Adaptive(adaptive_effort(model, level)),
+        ),
         Some(level) => {
-            let (max, budget) =
-                crate::thinking_max_tokens(model, Some(setup.max_tokens), level, options.thinking_budgets.as_ref());
+            let (max, budget) = crate::thinking_max_tokens(
+                model,
+                Some(setup.max_tokens),
+                level,
+                options.thinking_budgets.as_ref(),
+            );
             let max = crate::clamp_max_tokens(model, context, max);
             (max, Thinking::Budget(budget.min(max.saturating_sub(1024))))
         }
@@ -265,7 +323,11 @@ fn build_request(
         _ => Some(json!({"type": "ephemeral"})),
     };
     let messages = crate::transform_messages(&context.messages, model, normalize_tool_call_id);
-    let converted = convert_messages(&messages, cache_control.as_ref(), compat_flag(model, "allowEmptySignature", false));
+    let converted = convert_messages(
+        &messages,
+        cache_control.as_ref(),
+        compat_flag(model, "allowEmptySignature", false),
+    );
     let eager = compat_flag(model, "supportsEagerToolInputStreaming", true);
     let tools = context.tools.as_deref().unwrap_or_default();
 
@@ -323,38 +385,66 @@ fn build_request(
         }
     }
     if !tools.is_empty() {
-        let cc = cache_control.as_ref().filter(|_| compat_flag(model, "supportsCacheControlOnTools", true));
-        body.insert("tools".into(), Value::Array(convert_tools(tools, eager, cc)));
+        let cc = cache_control
+            .as_ref()
+            .filter(|_| compat_flag(model, "supportsCacheControlOnTools", true));
+        body.insert(
+            "tools".into(),
+            Value::Array(convert_tools(tools, eager, cc)),
+        );
     }
     if model.reasoning {
         match &thinking {
             Thinking::Budget(budget) => {
                 let budget = if *budget == 0 { 1024 } else { *budget };
-                body.insert("thinking".into(), json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"}));
+                body.insert(
+                    "thinking".into(),
+                    json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"}),
+                );
             }
             Thinking::Adaptive(effort) => {
-                body.insert("thinking".into(), json!({"type": "adaptive", "display": "summarized"}));
+                body.insert(
+                    "thinking".into(),
+                    json!({"type": "adaptive", "display": "summarized"}),
+                );
                 body.insert("output_config".into(), json!({"effort": effort}));
             }
             Thinking::Disabled => {
-                let off_unsupported =
-                    model.thinking_level_map.as_ref().is_some_and(|m| m.get(&ModelThinkingLevel::Off) == Some(&None));
+                let off_unsupported = model
+                    .thinking_level_map
+                    .as_ref()
+                    .is_some_and(|m| m.get(&ModelThinkingLevel::Off) == Some(&None));
                 if !off_unsupported {
                     body.insert("thinking".into(), json!({"type": "disabled"}));
                 }
             }
         }
     }
-    if let Some(user_id) = options.base.metadata.as_ref().and_then(|m| m.get("user_id")).and_then(Value::as_str) {
+    if let Some(user_id) = options
+        .base
+        .metadata
+        .as_ref()
+        .and_then(|m| m.get("user_id"))
+        .and_then(Value::as_str)
+    {
         body.insert("metadata".into(), json!({"user_id": user_id}));
     }
     if let Some(choice) = options.tool_choice {
-        body.insert("tool_choice".into(), json!({"type": serde_json::to_value(choice).unwrap_or(Value::Null)}));
+        body.insert(
+            "tool_choice".into(),
+            json!({"type": serde_json::to_value(choice).unwrap_or(Value::Null)}),
+        );
     }
     (Value::Object(body), betas)
 }
 
-async fn run(client: reqwest::Client, model: Model, context: Context, options: SimpleStreamOptions, mut output: Output) {
+async fn run(
+    client: reqwest::Client,
+    model: Model,
+    context: Context,
+    options: SimpleStreamOptions,
+    mut output: Output,
+) {
     let label = error_message::provider_label(&model.provider);
     let api_key = match common::api_key_or_header(&model, &options) {
         Ok(key) => key,
@@ -374,13 +464,20 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
         ("content-type".into(), "application/json".into()),
         ("accept".into(), "application/json".into()),
         ("anthropic-version".into(), "2023-06-01".into()),
-        ("anthropic-dangerous-direct-browser-access".into(), "true".into()),
+        (
+            "anthropic-dangerous-direct-browser-access".into(),
+            "true".into(),
+        ),
         ("user-agent".into(), common::USER_AGENT.into()),
     ];
     if let Some(key) = &api_key {
         headers.push(("x-api-key".into(), key.clone()));
     }
-    if let Some(session) = setup.cache_session_id.as_deref().filter(|_| compat_flag(&model, "sendSessionAffinityHeaders", false)) {
+    if let Some(session) = setup
+        .cache_session_id
+        .as_deref()
+        .filter(|_| compat_flag(&model, "sendSessionAffinityHeaders", false))
+    {
         headers.push(("x-session-affinity".into(), session.into()));
     }
     let mut headers = common::merge_headers(headers, &model, &options);
@@ -388,8 +485,21 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
     if !betas.is_empty() {
         headers.push(("anthropic-beta".into(), betas.join(",")));
     }
-    let url = format!("{}/v1/messages?beta=true", model.base_url.trim_end_matches('/'));
-    let Some(response) = common::send_request(&client, &model, &options, &url, headers, &body, &label, &mut output).await
+    let url = format!(
+        "{}/v1/messages?beta=true",
+        model.base_url.trim_end_matches('/')
+    );
+    let Some(response) = common::send_request(
+        &client,
+        &model,
+        &options,
+        &url,
+        headers,
+        &body,
+        &label,
+        &mut output,
+    )
+    .await
     else {
         return;
     };
@@ -404,7 +514,10 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
             Ok(None) => break,
             Err(failure) => {
                 state.drop_scratch();
-                return output.fail(options.is_cancelled(), error_message::stream_failure(&label, &failure));
+                return output.fail(
+                    options.is_cancelled(),
+                    error_message::stream_failure(&label, &failure),
+                );
             }
         };
         let name = event.event.as_deref().unwrap_or_default();
@@ -434,7 +547,11 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
                 return output.fail(options.is_cancelled(), text);
             }
         };
-        match parsed.get("type").and_then(Value::as_str).unwrap_or_default() {
+        match parsed
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
             "message_start" => saw_start = true,
             "message_stop" => saw_stop = true,
             _ => {}
@@ -446,16 +563,23 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
     if saw_start && !saw_stop {
         return output.fail(
             options.is_cancelled(),
-            "Anthropic stream ended before message_stop: the response was cut off. Try again.".into(),
+            "Anthropic stream ended before message_stop: the response was cut off. Try again."
+                .into(),
         );
     }
     if options.is_cancelled() {
         return output.fail(true, "Request was aborted".into());
     }
     match output.message.stop_reason {
-        StopReason::Pending => output.fail(false, "Anthropic stream ended without a stop reason".into()),
+        StopReason::Pending => {
+            output.fail(false, "Anthropic stream ended without a stop reason".into())
+        }
         StopReason::Error | StopReason::Aborted => {
-            let text = output.message.error_message.take().unwrap_or_else(|| "An unknown error occurred".into());
+            let text = output
+                .message
+                .error_message
+                .take()
+                .unwrap_or_else(|| "An unknown error occurred".into());
             output.fail(false, text);
         }
         _ => output.done(),
@@ -465,11 +589,21 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
 /// An SSE `error` event: `{"type":"error","error":{"type":…,"message":…}}`.
 fn sse_error_text(label: &str, data: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(data).ok();
-    let kind = parsed.as_ref().and_then(|v| v.pointer("/error/type")).and_then(Value::as_str);
-    let message = parsed.as_ref().and_then(|v| v.pointer("/error/message")).and_then(Value::as_str);
+    let kind = parsed
+        .as_ref()
+        .and_then(|v| v.pointer("/error/type"))
+        .and_then(Value::as_str);
+    let message = parsed
+        .as_ref()
+        .and_then(|v| v.pointer("/error/message"))
+        .and_then(Value::as_str);
     match (kind, message) {
-        (Some("overloaded_error"), Some(m)) => format!("{label} is overloaded ({m}). Try again in a moment."),
-        (Some("rate_limit_error"), Some(m)) => format!("{label} is rate limiting requests ({m}). Wait a moment and try again."),
+        (Some("overloaded_error"), Some(m)) => {
+            format!("{label} is overloaded ({m}). Try again in a moment.")
+        }
+        (Some("rate_limit_error"), Some(m)) => {
+            format!("{label} is rate limiting requests ({m}). Wait a moment and try again.")
+        }
         (Some(kind), Some(m)) => format!("{label} reported an error mid-response ({kind}): {m}"),
         _ => format!("{label} reported an error mid-response: {data}"),
     }
@@ -489,11 +623,18 @@ impl State {
     }
 
     fn index_of(&self, event: &Value) -> Option<usize> {
-        event.get("index").and_then(Value::as_i64).and_then(|i| self.blocks.get(&i).copied())
+        event
+            .get("index")
+            .and_then(Value::as_i64)
+            .and_then(|i| self.blocks.get(&i).copied())
     }
 
     fn apply(&mut self, model: &Model, event: &Value, output: &mut Output) -> Result<(), String> {
-        match event.get("type").and_then(Value::as_str).unwrap_or_default() {
+        match event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
             "message_start" => {
                 let message = event.get("message").unwrap_or(&Value::Null);
                 if let Some(id) = message.get("id").and_then(Value::as_str) {
@@ -509,16 +650,30 @@ impl State {
                 u.output = n("output_tokens");
                 u.cache_read = n("cache_read_input_tokens");
                 u.cache_write = n("cache_creation_input_tokens");
-                u.cache_write_1h =
-                    Some(usage.pointer("/cache_creation/ephemeral_1h_input_tokens").and_then(Value::as_u64).unwrap_or(0));
+                u.cache_write_1h = Some(
+                    usage
+                        .pointer("/cache_creation/ephemeral_1h_input_tokens")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0),
+                );
                 u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
                 calculate_cost(self.usage_model.as_ref().unwrap_or(model), u);
             }
             "content_block_start" => {
                 let block = event.get("content_block").unwrap_or(&Value::Null);
                 let provider_index = event.get("index").and_then(Value::as_i64).unwrap_or(-1);
-                let text_field = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
-                let index = match block.get("type").and_then(Value::as_str).unwrap_or_default() {
+                let text_field = |key: &str| {
+                    block
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let index = match block
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                {
                     "text" => Some(output.text_start(TextContent::new(text_field("text")))),
                     "thinking" => {
                         let mut thinking = ThinkingContent::new(text_field("thinking"));
@@ -532,14 +687,20 @@ impl State {
                         Some(output.thinking_start(thinking))
                     }
                     "tool_use" => {
-                        let input = block.get("input").filter(|v| !v.is_null()).cloned().unwrap_or_else(|| json!({}));
+                        let input = block
+                            .get("input")
+                            .filter(|v| !v.is_null())
+                            .cloned()
+                            .unwrap_or_else(|| json!({}));
                         let call = ToolCall::new(text_field("id"), text_field("name"), input);
                         let index = output.toolcall_start(call);
                         self.partial_json.insert(index, String::new());
                         Some(index)
                     }
                     "fallback" if output.len() > 0 => {
-                        return Err("Anthropic performed an unsupported mid-output model fallback".into());
+                        return Err(
+                            "Anthropic performed an unsupported mid-output model fallback".into(),
+                        );
                     }
                     _ => None,
                 };
@@ -548,12 +709,24 @@ impl State {
                 }
             }
             "content_block_delta" => {
-                let Some(index) = self.index_of(event) else { return Ok(()) };
+                let Some(index) = self.index_of(event) else {
+                    return Ok(());
+                };
                 let delta = event.get("delta").unwrap_or(&Value::Null);
                 let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
-                match (delta.get("type").and_then(Value::as_str).unwrap_or_default(), output.block(index)) {
-                    ("text_delta", Some(AssistantBlock::Text(_))) => output.text_delta(index, text("text")),
-                    ("thinking_delta", Some(AssistantBlock::Thinking(_))) => output.thinking_delta(index, text("thinking")),
+                match (
+                    delta
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    output.block(index),
+                ) {
+                    ("text_delta", Some(AssistantBlock::Text(_))) => {
+                        output.text_delta(index, text("text"))
+                    }
+                    ("thinking_delta", Some(AssistantBlock::Thinking(_))) => {
+                        output.thinking_delta(index, text("thinking"))
+                    }
                     ("input_json_delta", Some(AssistantBlock::ToolCall(_))) => {
                         let chunk = text("partial_json");
                         let buffer = self.partial_json.entry(index).or_default();
@@ -564,14 +737,19 @@ impl State {
                     ("signature_delta", Some(AssistantBlock::Thinking(_))) => {
                         let piece = text("signature").to_string();
                         output.with_thinking(index, |block| {
-                            block.thinking_signature.get_or_insert_with(String::new).push_str(&piece);
+                            block
+                                .thinking_signature
+                                .get_or_insert_with(String::new)
+                                .push_str(&piece);
                         });
                     }
                     _ => {}
                 }
             }
             "content_block_stop" => {
-                let Some(index) = self.index_of(event) else { return Ok(()) };
+                let Some(index) = self.index_of(event) else {
+                    return Ok(());
+                };
                 if let Some(i) = event.get("index").and_then(Value::as_i64) {
                     self.blocks.remove(&i);
                 }
@@ -581,7 +759,11 @@ impl State {
                     Some(AssistantBlock::ToolCall(_)) => {
                         // Input given at block start stays when no input_json_delta followed (pi drops it).
                         let buffer = self.partial_json.remove(&index).unwrap_or_default();
-                        let arguments = if buffer.trim().is_empty() { None } else { Some(crate::parse_streaming_json(&buffer)) };
+                        let arguments = if buffer.trim().is_empty() {
+                            None
+                        } else {
+                            Some(crate::parse_streaming_json(&buffer))
+                        };
                         output.toolcall_end(index, arguments);
                     }
                     None => {}
@@ -589,7 +771,11 @@ impl State {
             }
             "message_delta" => {
                 let delta = event.get("delta").unwrap_or(&Value::Null);
-                if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                if let Some(reason) = delta
+                    .get("stop_reason")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                {
                     output.message.raw_stop_reason = Some(reason.into());
                     let stop = match reason {
                         "end_turn" | "pause_turn" | "stop_sequence" => StopReason::Stop,
@@ -605,7 +791,8 @@ impl State {
                             StopReason::Error
                         }
                         "sensitive" => {
-                            output.message.error_message = Some("Provider stopped with: sensitive".into());
+                            output.message.error_message =
+                                Some("Provider stopped with: sensitive".into());
                             StopReason::Error
                         }
                         other => return Err(format!("Unhandled stop reason: {other}")),
@@ -627,7 +814,10 @@ impl State {
                     if let Some(v) = get("cache_creation_input_tokens") {
                         u.cache_write = v;
                     }
-                    if let Some(v) = usage.pointer("/output_tokens_details/thinking_tokens").and_then(Value::as_u64) {
+                    if let Some(v) = usage
+                        .pointer("/output_tokens_details/thinking_tokens")
+                        .and_then(Value::as_u64)
+                    {
                         u.reasoning = Some(v);
                     }
                 }

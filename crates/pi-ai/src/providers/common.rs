@@ -38,7 +38,10 @@ where
             StopReason::Error,
             "Provider streams need a tokio runtime; none is running on this thread.",
         );
-        sender.push(AssistantMessageEvent::Error { reason: ErrorReason::Error, error });
+        sender.push(AssistantMessageEvent::Error {
+            reason: ErrorReason::Error,
+            error,
+        });
         return stream;
     };
     let guard = sender.clone();
@@ -49,8 +52,13 @@ where
         if outcome.is_err() && !guard.is_done() {
             let mut error = fallback;
             error.stop_reason = StopReason::Error;
-            error.error_message = Some("Internal error while reading the provider response (the adapter panicked).".into());
-            guard.push(AssistantMessageEvent::Error { reason: ErrorReason::Error, error });
+            error.error_message = Some(
+                "Internal error while reading the provider response (the adapter panicked).".into(),
+            );
+            guard.push(AssistantMessageEvent::Error {
+                reason: ErrorReason::Error,
+                error,
+            });
         }
     });
     stream
@@ -61,8 +69,6 @@ where
 pub(crate) struct RequestSetup {
     /// Clamped max tokens (before any thinking-budget adjustment).
     pub(crate) max_tokens: u64,
-    /// The caller's explicit max tokens, clamped, if any.
-    pub(crate) explicit_max_tokens: Option<u64>,
     /// The reasoning level after clamping to what the model supports; `None` = off.
     pub(crate) reasoning: Option<ModelThinkingLevel>,
     pub(crate) cache_retention: CacheRetention,
@@ -71,10 +77,14 @@ pub(crate) struct RequestSetup {
 }
 
 impl RequestSetup {
-    pub(crate) fn new(model: &Model, context: &Context, options: &SimpleStreamOptions, _budget_api: bool) -> Self {
+    pub(crate) fn new(
+        model: &Model,
+        context: &Context,
+        options: &SimpleStreamOptions,
+        _budget_api: bool,
+    ) -> Self {
         let requested = options.base.max_tokens.unwrap_or(model.max_tokens);
         let max_tokens = crate::clamp_max_tokens(model, context, requested);
-        let explicit_max_tokens = options.base.max_tokens.map(|m| crate::clamp_max_tokens(model, context, m));
         let reasoning = options
             .reasoning
             .map(|level| crate::clamp_thinking_level(model, level))
@@ -91,14 +101,25 @@ impl RequestSetup {
         } else {
             CacheRetention::Short
         });
-        let cache_session_id =
-            if cache_retention == CacheRetention::None { None } else { options.base.session_id.clone() };
-        Self { max_tokens, explicit_max_tokens, reasoning, cache_retention, cache_session_id }
+        let cache_session_id = if cache_retention == CacheRetention::None {
+            None
+        } else {
+            options.base.session_id.clone()
+        };
+        Self {
+            max_tokens,
+            reasoning,
+            cache_retention,
+            cache_session_id,
+        }
     }
 }
 
 /// The API key, or `None` when the caller supplies its own `authorization` header.
-pub(crate) fn api_key_or_header(model: &Model, options: &SimpleStreamOptions) -> Result<Option<String>, String> {
+pub(crate) fn api_key_or_header(
+    model: &Model,
+    options: &SimpleStreamOptions,
+) -> Result<Option<String>, String> {
     if let Some(key) = options.base.api_key.as_ref().filter(|k| !k.is_empty()) {
         return Ok(Some(key.clone()));
     }
@@ -145,7 +166,10 @@ pub(crate) fn merge_headers(
 }
 
 /// Sends the request; on failure ends `output` with the error and returns `None`.
-#[allow(clippy::too_many_arguments, reason = "one call site per adapter; a struct would only rename them")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site per adapter; a struct would only rename them"
+)]
 pub(crate) async fn send_request(
     client: &reqwest::Client,
     model: &Model,
@@ -157,7 +181,11 @@ pub(crate) async fn send_request(
     output: &mut Output,
 ) -> Option<reqwest::Response> {
     let cancel = token(options);
-    let request = PostRequest { url: url.to_string(), headers, body: body.to_string().into_bytes() };
+    let request = PostRequest {
+        url: url.to_string(),
+        headers,
+        body: body.to_string().into_bytes(),
+    };
     let policy = SendPolicy {
         max_retries: options.base.max_retries,
         max_retry_delay_ms: Some(options.base.max_retry_delay_ms),
@@ -169,9 +197,17 @@ pub(crate) async fn send_request(
                 let headers = response
                     .headers()
                     .iter()
-                    .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+                    .filter_map(|(k, v)| {
+                        Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))
+                    })
                     .collect();
-                hook(&ResponseInfo { status: response.status().as_u16(), headers }, model);
+                hook(
+                    &ResponseInfo {
+                        status: response.status().as_u16(),
+                        headers,
+                    },
+                    model,
+                );
             }
             Some(response)
         }
@@ -219,12 +255,18 @@ pub(crate) fn strict_sampling(tool: &Tool, supported: bool) -> bool {
     supported
         && tool.constrained_sampling.as_ref().is_some_and(|c| {
             c.get("type").and_then(Value::as_str) == Some("json_schema")
-                && matches!(c.get("strict").and_then(Value::as_str), Some("require" | "prefer"))
+                && matches!(
+                    c.get("strict").and_then(Value::as_str),
+                    Some("require" | "prefer")
+                )
         })
 }
 
 /// `model.samplingParams` overlaid with the request's.
-pub(crate) fn merged_sampling_params(model: &Model, options: &SimpleStreamOptions) -> Map<String, Value> {
+pub(crate) fn merged_sampling_params(
+    model: &Model,
+    options: &SimpleStreamOptions,
+) -> Map<String, Value> {
     let mut merged = model.sampling_params.clone().unwrap_or_default();
     if let Some(extra) = &options.base.sampling_params {
         for (k, v) in extra {

@@ -18,7 +18,7 @@ pub(crate) fn provider_label(provider: &str) -> String {
         "groq" => "Groq".into(),
         "xai" => "xAI".into(),
         "mistral" => "Mistral".into(),
-        other if other.is_empty() => "The provider".into(),
+        "" => "The provider".into(),
         other => other.into(),
     }
 }
@@ -37,7 +37,11 @@ pub(crate) fn body_message(body: &str) -> String {
             return truncate(text.trim());
         }
     }
-    if trimmed.is_empty() { "no details given".into() } else { truncate(trimmed) }
+    if trimmed.is_empty() {
+        "no details given".into()
+    } else {
+        truncate(trimmed)
+    }
 }
 
 fn truncate(text: &str) -> String {
@@ -56,12 +60,18 @@ fn truncate(text: &str) -> String {
 pub(crate) fn http_status(label: &str, status: u16, body: &str) -> String {
     let said = body_message(body);
     match status {
-        401 => format!("{label} rejected the API key ({status}). Check the key in Settings. ({said})"),
+        401 => {
+            format!("{label} rejected the API key ({status}). Check the key in Settings. ({said})")
+        }
         403 => format!(
             "{label} refused access ({status}): {said}. The key may not be allowed to use this model or region."
         ),
-        404 => format!("{label} returned {status}: {said}. Check the model id and the server address."),
-        429 => format!("{label} is rate limiting requests ({status}): {said}. Wait a moment and try again."),
+        404 => {
+            format!("{label} returned {status}: {said}. Check the model id and the server address.")
+        }
+        429 => format!(
+            "{label} is rate limiting requests ({status}): {said}. Wait a moment and try again."
+        ),
         400 | 413 | 422 => format!("{label} rejected the request ({status}): {said}"),
         529 => format!("{label} is overloaded ({status}): {said}. Try again in a moment."),
         500..=599 => format!("{label} had a server error ({status}): {said}. Try again later."),
@@ -74,7 +84,12 @@ pub(crate) fn send_failure(label: &str, url: &str, failure: &SendFailure) -> Str
     match failure {
         SendFailure::Aborted => "Request was aborted".into(),
         SendFailure::Status { status, body } => http_status(label, *status, body),
-        SendFailure::RetryDelayTooLong { requested_ms, max_ms, status, body } => format!(
+        SendFailure::RetryDelayTooLong {
+            requested_ms,
+            max_ms,
+            status,
+            body,
+        } => format!(
             "Server requested {}s retry delay (max: {}s). {status} {}",
             requested_ms.div_ceil(1000),
             max_ms.div_ceil(1000),
@@ -85,7 +100,9 @@ pub(crate) fn send_failure(label: &str, url: &str, failure: &SendFailure) -> Str
             limit.as_secs_f64()
         ),
         SendFailure::Transport(detail) => {
-            format!("Could not reach {label} at {url}: {detail}. Check the server address and your connection.")
+            format!(
+                "Could not reach {label} at {url}: {detail}. Check the server address and your connection."
+            )
         }
         SendFailure::InvalidHeader(detail) => format!("Invalid request header: {detail}"),
     }
@@ -96,7 +113,9 @@ pub(crate) fn stream_failure(label: &str, failure: &SseFailure) -> String {
     match failure {
         SseFailure::Aborted => "Request was aborted".into(),
         SseFailure::Idle(seconds) => {
-            format!("{label} stopped sending data for {seconds} s (idle timeout); the response is incomplete.")
+            format!(
+                "{label} stopped sending data for {seconds} s (idle timeout); the response is incomplete."
+            )
         }
         SseFailure::Transport(detail) => {
             format!("The connection to {label} was interrupted mid-response: {detail}")

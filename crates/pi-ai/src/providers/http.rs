@@ -40,7 +40,12 @@ pub(crate) enum SendFailure {
     /// The server answered with a non-success status; `body` is the whole response body as text.
     Status { status: u16, body: String },
     /// The server asked to wait longer than allowed before retrying.
-    RetryDelayTooLong { requested_ms: u64, max_ms: u64, status: u16, body: String },
+    RetryDelayTooLong {
+        requested_ms: u64,
+        max_ms: u64,
+        status: u16,
+        body: String,
+    },
     /// No response head within the request timeout.
     Timeout(Duration),
     /// Connecting or sending failed.
@@ -76,9 +81,12 @@ pub(crate) async fn send(
             Ok(delay) => delay,
             Err((requested_ms, max_ms)) => {
                 return Err(match failure {
-                    SendFailure::Status { status, body } => {
-                        SendFailure::RetryDelayTooLong { requested_ms, max_ms, status, body }
-                    }
+                    SendFailure::Status { status, body } => SendFailure::RetryDelayTooLong {
+                        requested_ms,
+                        max_ms,
+                        status,
+                        body,
+                    },
                     other => other,
                 });
             }
@@ -105,7 +113,11 @@ async fn attempt_once(
     timeout: Option<Duration>,
     cancel: &CancellationToken,
 ) -> Result<reqwest::Response, Attempt> {
-    let send = client.post(&request.url).headers(headers.clone()).body(request.body.clone()).send();
+    let send = client
+        .post(&request.url)
+        .headers(headers.clone())
+        .body(request.body.clone())
+        .send();
     let sent = async {
         match timeout {
             Some(limit) => tokio::time::timeout(limit, send).await.map_err(|_| limit),
@@ -118,9 +130,17 @@ async fn attempt_once(
         result = sent => result,
     };
     let response = match result {
-        Err(limit) => return Err(Attempt::Retryable(SendFailure::Timeout(limit), HeaderMap::new())),
+        Err(limit) => {
+            return Err(Attempt::Retryable(
+                SendFailure::Timeout(limit),
+                HeaderMap::new(),
+            ));
+        }
         Ok(Err(error)) => {
-            return Err(Attempt::Retryable(SendFailure::Transport(transport_text(&error)), HeaderMap::new()));
+            return Err(Attempt::Retryable(
+                SendFailure::Transport(transport_text(&error)),
+                HeaderMap::new(),
+            ));
         }
         Ok(Ok(response)) => response,
     };
@@ -134,7 +154,10 @@ async fn attempt_once(
         () = cancel.cancelled() => return Err(Attempt::Final(SendFailure::Aborted)),
         body = response.text() => body.unwrap_or_default(),
     };
-    let failure = SendFailure::Status { status: status.as_u16(), body };
+    let failure = SendFailure::Status {
+        status: status.as_u16(),
+        body,
+    };
     if is_retryable(status.as_u16(), &response_headers) {
         Err(Attempt::Retryable(failure, response_headers))
     } else {
@@ -153,19 +176,29 @@ fn is_retryable(status: u16, headers: &HeaderMap) -> bool {
 
 /// The delay before retry number `attempt` (0-based), or `Err((requested, max))` when the server asks for
 /// more than the cap.
-fn retry_delay(headers: &HeaderMap, attempt: u32, max_retry_delay_ms: Option<u64>) -> Result<Duration, (u64, u64)> {
+fn retry_delay(
+    headers: &HeaderMap,
+    attempt: u32,
+    max_retry_delay_ms: Option<u64>,
+) -> Result<Duration, (u64, u64)> {
     let max_ms = max_retry_delay_ms.unwrap_or(DEFAULT_MAX_RETRY_DELAY_MS);
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    let requested_ms = if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        Some(ms)
-    } else if let Some(value) = header("retry-after") {
-        match value.parse::<f64>() {
-            Ok(seconds) => Some(seconds * 1000.0),
-            Err(_) => httpdate_delay_ms(value),
-        }
-    } else {
-        None
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
     };
+    let requested_ms =
+        if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+            Some(ms)
+        } else if let Some(value) = header("retry-after") {
+            match value.parse::<f64>() {
+                Ok(seconds) => Some(seconds * 1000.0),
+                Err(_) => httpdate_delay_ms(value),
+            }
+        } else {
+            None
+        };
     if let Some(ms) = requested_ms {
         let ms = ms.max(0.0);
         if max_ms > 0 && ms > max_ms as f64 {
@@ -175,7 +208,12 @@ fn retry_delay(headers: &HeaderMap, attempt: u32, max_retry_delay_ms: Option<u64
     }
     // Exponential backoff like the SDKs: 0.5 s, 1 s, 2 s, … capped at 8 s, minus up to 25 % jitter.
     let base = (0.5 * 2f64.powi(attempt.min(16) as i32)).min(8.0);
-    let jitter = f64::from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos()) % 1000) / 4000.0;
+    let jitter = f64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+            % 1000,
+    ) / 4000.0;
     Ok(Duration::from_secs_f64(base * (1.0 - jitter)))
 }
 

@@ -8,7 +8,6 @@
 //! after the body ended.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -42,7 +41,12 @@ impl ApiProvider for OpenAiCompletions {
         Api::OPENAI_COMPLETIONS
     }
 
-    fn stream_simple(&self, model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream {
+    fn stream_simple(
+        &self,
+        model: Model,
+        context: Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
         let client = self.client.clone();
         common::spawn_stream(model, move |model, output| async move {
             run(client, model, context, options, output).await;
@@ -80,12 +84,17 @@ impl Compat {
             || provider == "zai-coding-cn"
             || url.contains("api.z.ai")
             || url.contains("open.bigmodel.cn");
-        let is_together =
-            provider == "together" || url.contains("api.together.ai") || url.contains("api.together.xyz");
-        let is_moonshot = provider == "moonshotai" || provider == "moonshotai-cn" || url.contains("api.moonshot.");
+        let is_together = provider == "together"
+            || url.contains("api.together.ai")
+            || url.contains("api.together.xyz");
+        let is_moonshot = provider == "moonshotai"
+            || provider == "moonshotai-cn"
+            || url.contains("api.moonshot.");
         let is_open_router = provider == "openrouter" || url.contains("openrouter.ai");
-        let is_cf_workers = provider == "cloudflare-workers-ai" || url.contains("api.cloudflare.com");
-        let is_cf_gateway = provider == "cloudflare-ai-gateway" || url.contains("gateway.ai.cloudflare.com");
+        let is_cf_workers =
+            provider == "cloudflare-workers-ai" || url.contains("api.cloudflare.com");
+        let is_cf_gateway =
+            provider == "cloudflare-ai-gateway" || url.contains("gateway.ai.cloudflare.com");
         let is_nvidia = provider == "nvidia" || url.contains("integrate.api.nvidia.com");
         let is_ant_ling = provider == "ant-ling" || url.contains("api.ant-ling.com");
         let is_deepseek = provider == "deepseek" || url.to_lowercase().contains("deepseek.com");
@@ -112,8 +121,8 @@ impl Compat {
             || is_nvidia
             || is_ant_ling
             || is_zai;
-        let open_router_developer =
-            is_open_router && (model.id.starts_with("anthropic/") || model.id.starts_with("openai/"));
+        let open_router_developer = is_open_router
+            && (model.id.starts_with("anthropic/") || model.id.starts_with("openai/"));
         let thinking_format = if is_deepseek {
             "deepseek"
         } else if is_zai {
@@ -139,7 +148,12 @@ impl Compat {
                 && !is_ant_ling,
             supports_usage_in_streaming: true,
             supports_finish_reason: true,
-            max_tokens_field: if use_max_tokens { "max_tokens" } else { "max_completion_tokens" }.into(),
+            max_tokens_field: if use_max_tokens {
+                "max_tokens"
+            } else {
+                "max_completion_tokens"
+            }
+            .into(),
             requires_tool_result_name: false,
             requires_assistant_after_tool_result: false,
             requires_thinking_as_text: false,
@@ -149,8 +163,17 @@ impl Compat {
             cache_control_format: (provider == "openrouter" && model.id.starts_with("anthropic/"))
                 .then(|| "anthropic".to_string()),
             send_session_affinity_headers: false,
-            session_affinity_format: if is_open_router { "openrouter" } else { "openai" }.into(),
-            supports_long_cache_retention: !(is_together || is_cf_workers || is_cf_gateway || is_nvidia || is_ant_ling),
+            session_affinity_format: if is_open_router {
+                "openrouter"
+            } else {
+                "openai"
+            }
+            .into(),
+            supports_long_cache_retention: !(is_together
+                || is_cf_workers
+                || is_cf_gateway
+                || is_nvidia
+                || is_ant_ling),
             open_router_routing: None,
         };
         if let Some(overrides) = model.compat.as_ref().and_then(Value::as_object) {
@@ -167,19 +190,40 @@ impl Compat {
         };
         flag("supportsStore", &mut self.supports_store);
         flag("supportsDeveloperRole", &mut self.supports_developer_role);
-        flag("supportsReasoningEffort", &mut self.supports_reasoning_effort);
-        flag("supportsUsageInStreaming", &mut self.supports_usage_in_streaming);
+        flag(
+            "supportsReasoningEffort",
+            &mut self.supports_reasoning_effort,
+        );
+        flag(
+            "supportsUsageInStreaming",
+            &mut self.supports_usage_in_streaming,
+        );
         flag("supportsFinishReason", &mut self.supports_finish_reason);
-        flag("requiresToolResultName", &mut self.requires_tool_result_name);
-        flag("requiresAssistantAfterToolResult", &mut self.requires_assistant_after_tool_result);
-        flag("requiresThinkingAsText", &mut self.requires_thinking_as_text);
+        flag(
+            "requiresToolResultName",
+            &mut self.requires_tool_result_name,
+        );
+        flag(
+            "requiresAssistantAfterToolResult",
+            &mut self.requires_assistant_after_tool_result,
+        );
+        flag(
+            "requiresThinkingAsText",
+            &mut self.requires_thinking_as_text,
+        );
         flag(
             "requiresReasoningContentOnAssistantMessages",
             &mut self.requires_reasoning_content_on_assistant_messages,
         );
         flag("supportsStrictMode", &mut self.supports_strict_mode);
-        flag("sendSessionAffinityHeaders", &mut self.send_session_affinity_headers);
-        flag("supportsLongCacheRetention", &mut self.supports_long_cache_retention);
+        flag(
+            "sendSessionAffinityHeaders",
+            &mut self.send_session_affinity_headers,
+        );
+        flag(
+            "supportsLongCacheRetention",
+            &mut self.supports_long_cache_retention,
+        );
         let text = |key: &str| o.get(key).and_then(Value::as_str).map(str::to_string);
         if let Some(v) = text("maxTokensField") {
             self.max_tokens_field = v;
@@ -193,7 +237,10 @@ impl Compat {
         if let Some(v) = text("sessionAffinityFormat") {
             self.session_affinity_format = v;
         }
-        if let Some(v) = o.get("openRouterRouting").filter(|v| v.as_object().is_some_and(|m| !m.is_empty())) {
+        if let Some(v) = o
+            .get("openRouterRouting")
+            .filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        {
             self.open_router_routing = Some(v.clone());
         }
     }
@@ -202,7 +249,10 @@ impl Compat {
 /// The provider value for a reasoning level: the model's `thinkingLevelMap` entry, else the level name.
 /// `None` when the map says the level is unsupported (`null`).
 fn mapped_level(model: &Model, level: ModelThinkingLevel) -> Option<Option<String>> {
-    model.thinking_level_map.as_ref().and_then(|map| map.get(&level).cloned())
+    model
+        .thinking_level_map
+        .as_ref()
+        .and_then(|map| map.get(&level).cloned())
 }
 
 fn effort_value(model: &Model, level: ModelThinkingLevel) -> Value {
@@ -218,16 +268,31 @@ fn effort_value(model: &Model, level: ModelThinkingLevel) -> Value {
 fn normalize_tool_call_id(model: &Model, id: &str) -> String {
     if let Some((call, item)) = id.split_once('|') {
         let clean = |s: &str| -> String {
-            s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
         };
         let call_id = clean(call);
         let item_id = clean(item);
-        let combined = if item_id.is_empty() { call_id.clone() } else { format!("{call_id}_{item_id}") };
+        let combined = if item_id.is_empty() {
+            call_id.clone()
+        } else {
+            format!("{call_id}_{item_id}")
+        };
         if combined.chars().count() <= 40 {
             return combined;
         }
         let hash = common::short_hash(id);
-        let prefix: String = call_id.chars().take(40usize.saturating_sub(hash.len() + 1).max(1)).collect();
+        let prefix: String = call_id
+            .chars()
+            .take(40usize.saturating_sub(hash.len() + 1).max(1))
+            .collect();
         return format!("{prefix}_{hash}");
     }
     if model.provider == "openai" && id.chars().count() > 40 {
@@ -259,7 +324,9 @@ fn parse_reasoning_details(signature: Option<&str>) -> Option<Vec<Value>> {
 }
 
 fn is_reasoning_detail(detail: &Value) -> bool {
-    let Some(o) = detail.as_object() else { return false };
+    let Some(o) = detail.as_object() else {
+        return false;
+    };
     let id_ok = o.get("id").is_none_or(|v| v.is_null() || v.is_string());
     let format_ok = o.get("format").is_none_or(Value::is_string);
     let index_ok = o.get("index").is_none_or(Value::is_number);
@@ -271,7 +338,8 @@ fn is_reasoning_detail(detail: &Value) -> bool {
         Some("reasoning.encrypted") => o.get("data").is_some_and(Value::is_string),
         Some("reasoning.text") => {
             o.get("text").is_some_and(Value::is_string)
-                && o.get("signature").is_none_or(|v| v.is_null() || v.is_string())
+                && o.get("signature")
+                    .is_none_or(|v| v.is_null() || v.is_string())
         }
         _ => false,
     }
@@ -279,20 +347,36 @@ fn is_reasoning_detail(detail: &Value) -> bool {
 
 /// Merges a streamed reasoning detail into the list (consecutive text/summary pieces join).
 fn append_reasoning_detail(details: &mut Vec<Value>, detail: &Value) {
-    let kind = detail.get("type").and_then(Value::as_str).unwrap_or_default();
+    let kind = detail
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     if let Some(last) = details.last_mut().and_then(Value::as_object_mut) {
-        let last_kind = last.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+        let last_kind = last
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let field = match (kind, last_kind.as_str()) {
             ("reasoning.text", "reasoning.text") => Some("text"),
             ("reasoning.summary", "reasoning.summary") => Some("summary"),
             _ => None,
         };
         if let Some(field) = field {
-            let added = detail.get(field).and_then(Value::as_str).unwrap_or_default();
-            let joined = format!("{}{added}", last.get(field).and_then(Value::as_str).unwrap_or_default());
+            let added = detail
+                .get(field)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let joined = format!(
+                "{}{added}",
+                last.get(field).and_then(Value::as_str).unwrap_or_default()
+            );
             last.insert(field.into(), Value::String(joined));
             if field == "text" {
-                let has_signature = last.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+                let has_signature = last
+                    .get("signature")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.is_empty());
                 if !has_signature {
                     if let Some(sig) = detail.get("signature").filter(|v| !v.is_null()) {
                         last.insert("signature".into(), sig.clone());
@@ -306,7 +390,11 @@ fn append_reasoning_detail(details: &mut Vec<Value>, detail: &Value) {
                     }
                 }
             }
-            if last.get("format").and_then(Value::as_str).is_none_or(str::is_empty) {
+            if last
+                .get("format")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
                 if let Some(v) = detail.get("format") {
                     last.insert("format".into(), v.clone());
                 }
@@ -320,22 +408,35 @@ fn append_reasoning_detail(details: &mut Vec<Value>, detail: &Value) {
 /// Converts the transcript into Chat Completions messages.
 pub(crate) fn convert_messages(model: &Model, context: &Context, compat: &Compat) -> Vec<Value> {
     let mut params: Vec<Value> = Vec::new();
-    let messages = crate::transform::transform_messages(&context.messages, model, |id| normalize_tool_call_id(model, id));
+    let messages = crate::transform::transform_messages(&context.messages, model, |id| {
+        normalize_tool_call_id(model, id)
+    });
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
-        let role = if model.reasoning && compat.supports_developer_role { "developer" } else { "system" };
+        let role = if model.reasoning && compat.supports_developer_role {
+            "developer"
+        } else {
+            "system"
+        };
         params.push(json!({"role": role, "content": common::sanitize(system)}));
     }
     let mut last_role: Option<&str> = None;
     let mut i = 0;
     while i < messages.len() {
         let message = &messages[i];
-        if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") && matches!(message, Message::User(_)) {
-            params.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
+        if compat.requires_assistant_after_tool_result
+            && last_role == Some("toolResult")
+            && matches!(message, Message::User(_))
+        {
+            params.push(
+                json!({"role": "assistant", "content": "I have processed the tool results."}),
+            );
         }
         match message {
             Message::User(user) => {
                 match &user.content {
-                    UserContent::Text(text) => params.push(json!({"role": "user", "content": common::sanitize(text)})),
+                    UserContent::Text(text) => {
+                        params.push(json!({"role": "user", "content": common::sanitize(text)}))
+                    }
                     UserContent::Blocks(blocks) => {
                         let content: Vec<Value> = blocks
                             .iter()
@@ -365,7 +466,10 @@ pub(crate) fn convert_messages(model: &Model, context: &Context, compat: &Compat
                 let mut j = i;
                 while let Some(Message::ToolResult(result)) = messages.get(j) {
                     let text = text_of(&result.content);
-                    let has_images = result.content.iter().any(|b| matches!(b, UserBlock::Image(_)));
+                    let has_images = result
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, UserBlock::Image(_)));
                     let shown = if !text.is_empty() {
                         text
                     } else if has_images {
@@ -398,7 +502,9 @@ pub(crate) fn convert_messages(model: &Model, context: &Context, compat: &Compat
                     if compat.requires_assistant_after_tool_result {
                         params.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
                     }
-                    let mut content = vec![json!({"type": "text", "text": "Attached image(s) from tool result:"})];
+                    let mut content = vec![
+                        json!({"type": "text", "text": "Attached image(s) from tool result:"}),
+                    ];
                     content.extend(images);
                     params.push(json!({"role": "user", "content": content}));
                     last_role = Some("user");
@@ -414,7 +520,14 @@ pub(crate) fn convert_messages(model: &Model, context: &Context, compat: &Compat
 fn convert_assistant(model: &Model, message: &AssistantMessage, compat: &Compat) -> Option<Value> {
     let mut out = Map::new();
     out.insert("role".into(), json!("assistant"));
-    out.insert("content".into(), if compat.requires_assistant_after_tool_result { json!("") } else { Value::Null });
+    out.insert(
+        "content".into(),
+        if compat.requires_assistant_after_tool_result {
+            json!("")
+        } else {
+            Value::Null
+        },
+    );
     let mut texts: Vec<String> = Vec::new();
     let mut thinking: Vec<&ThinkingContent> = Vec::new();
     let mut calls: Vec<&ToolCall> = Vec::new();
@@ -431,26 +544,39 @@ fn convert_assistant(model: &Model, message: &AssistantMessage, compat: &Compat)
         }
     }
     let assistant_text = texts.concat();
-    let signed_details =
-        thinking.iter().find_map(|t| parse_reasoning_details(t.thinking_signature.as_deref()));
+    let signed_details = thinking
+        .iter()
+        .find_map(|t| parse_reasoning_details(t.thinking_signature.as_deref()));
     let legacy_details: Vec<Value> = calls
         .iter()
         .filter_map(|c| {
             let parsed: Value = serde_json::from_str(c.thought_signature.as_deref()?).ok()?;
             let ok = is_reasoning_detail(&parsed)
                 && parsed.get("type").and_then(Value::as_str) == Some("reasoning.encrypted")
-                && parsed.get("id").and_then(Value::as_str).is_some_and(|s| !s.is_empty())
-                && parsed.get("data").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+                && parsed
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.is_empty())
+                && parsed
+                    .get("data")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.is_empty());
             ok.then_some(parsed)
         })
         .collect();
     let preserved = signed_details.or((!legacy_details.is_empty()).then_some(legacy_details));
-    let non_empty: Vec<&ThinkingContent> =
-        thinking.iter().copied().filter(|t| !t.thinking.to_string().trim().is_empty()).collect();
+    let non_empty: Vec<&ThinkingContent> = thinking
+        .iter()
+        .copied()
+        .filter(|t| !t.thinking.to_string().trim().is_empty())
+        .collect();
     if !non_empty.is_empty() {
         if compat.requires_thinking_as_text {
-            let joined =
-                non_empty.iter().map(|t| common::sanitize(&t.thinking.to_string())).collect::<Vec<_>>().join("\n\n");
+            let joined = non_empty
+                .iter()
+                .map(|t| common::sanitize(&t.thinking.to_string()))
+                .collect::<Vec<_>>()
+                .join("\n\n");
             let mut parts = vec![json!({"type": "text", "text": joined})];
             parts.extend(texts.iter().map(|t| json!({"type": "text", "text": t})));
             out.insert("content".into(), Value::Array(parts));
@@ -464,7 +590,11 @@ fn convert_assistant(model: &Model, message: &AssistantMessage, compat: &Compat)
                     signature = Some("reasoning_content".into());
                 }
                 if let Some(field) = signature.filter(|s| is_reasoning_field(s)) {
-                    let joined = non_empty.iter().map(|t| t.thinking.to_string()).collect::<Vec<_>>().join("\n");
+                    let joined = non_empty
+                        .iter()
+                        .map(|t| t.thinking.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n");
                     out.insert(field, json!(joined));
                 }
             }
@@ -485,7 +615,10 @@ fn convert_assistant(model: &Model, message: &AssistantMessage, compat: &Compat)
     if let Some(details) = preserved {
         out.insert("reasoning_details".into(), Value::Array(details));
     }
-    if compat.requires_reasoning_content_on_assistant_messages && model.reasoning && !out.contains_key("reasoning_content") {
+    if compat.requires_reasoning_content_on_assistant_messages
+        && model.reasoning
+        && !out.contains_key("reasoning_content")
+    {
         out.insert("reasoning_content".into(), json!(""));
     }
     let has_content = match out.get("content") {
@@ -517,13 +650,16 @@ fn convert_tools(tools: &[Tool], compat: &Compat) -> Vec<Value> {
 }
 
 fn add_cache_control_to_text(message: &mut Value, cache_control: &Value) -> bool {
-    let Some(obj) = message.as_object_mut() else { return false };
+    let Some(obj) = message.as_object_mut() else {
+        return false;
+    };
     match obj.get_mut("content") {
         Some(Value::String(text)) => {
             if text.is_empty() {
                 return false;
             }
-            let block = json!([{"type": "text", "text": text.clone(), "cache_control": cache_control}]);
+            let block =
+                json!([{"type": "text", "text": text.clone(), "cache_control": cache_control}]);
             obj.insert("content".into(), block);
             true
         }
@@ -542,18 +678,30 @@ fn add_cache_control_to_text(message: &mut Value, cache_control: &Value) -> bool
     }
 }
 
-fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Vec<Value>>, cache_control: &Value) {
+fn apply_anthropic_cache_control(
+    messages: &mut [Value],
+    tools: Option<&mut Vec<Value>>,
+    cache_control: &Value,
+) {
     if let Some(first) = messages.iter_mut().find(|m| {
-        matches!(m.get("role").and_then(Value::as_str), Some("system" | "developer"))
+        matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("system" | "developer")
+        )
     }) {
         add_cache_control_to_text(first, cache_control);
     }
-    if let Some(last) = tools.and_then(|t| t.last_mut()).and_then(Value::as_object_mut) {
+    if let Some(last) = tools
+        .and_then(|t| t.last_mut())
+        .and_then(Value::as_object_mut)
+    {
         last.insert("cache_control".into(), cache_control.clone());
     }
     for message in messages.iter_mut().rev() {
-        if matches!(message.get("role").and_then(Value::as_str), Some("user" | "assistant" | "tool"))
-            && add_cache_control_to_text(message, cache_control)
+        if matches!(
+            message.get("role").and_then(Value::as_str),
+            Some("user" | "assistant" | "tool")
+        ) && add_cache_control_to_text(message, cache_control)
         {
             return;
         }
@@ -563,7 +711,10 @@ fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Vec<
 fn has_tool_history(messages: &[Message]) -> bool {
     messages.iter().any(|m| match m {
         Message::ToolResult(_) => true,
-        Message::Assistant(a) => a.content.iter().any(|b| matches!(b.as_ref(), AssistantBlock::ToolCall(_))),
+        Message::Assistant(a) => a
+            .content
+            .iter()
+            .any(|b| matches!(b.as_ref(), AssistantBlock::ToolCall(_))),
         Message::User(_) => false,
     })
 }
@@ -581,10 +732,16 @@ pub(crate) fn build_body(
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     body.insert("stream".into(), json!(true));
-    let long_cache = cache_retention == CacheRetention::Long && compat.supports_long_cache_retention;
-    if (model.base_url.contains("api.openai.com") && cache_retention != CacheRetention::None) || long_cache {
+    let long_cache =
+        cache_retention == CacheRetention::Long && compat.supports_long_cache_retention;
+    if (model.base_url.contains("api.openai.com") && cache_retention != CacheRetention::None)
+        || long_cache
+    {
         if let Some(key) = options.base.session_id.as_deref() {
-            body.insert("prompt_cache_key".into(), json!(common::clamp_prompt_cache_key(key)));
+            body.insert(
+                "prompt_cache_key".into(),
+                json!(common::clamp_prompt_cache_key(key)),
+            );
         }
     }
     if long_cache {
@@ -608,7 +765,9 @@ pub(crate) fn build_body(
         None if has_tool_history(&context.messages) => Some(Vec::new()),
         None => None,
     };
-    if compat.cache_control_format.as_deref() == Some("anthropic") && cache_retention != CacheRetention::None {
+    if compat.cache_control_format.as_deref() == Some("anthropic")
+        && cache_retention != CacheRetention::None
+    {
         let cache_control = if long_cache {
             json!({"type": "ephemeral", "ttl": "1h"})
         } else {
@@ -626,7 +785,10 @@ pub(crate) fn build_body(
         body.insert("tools".into(), Value::Array(list));
     }
     if let Some(choice) = options.tool_choice {
-        body.insert("tool_choice".into(), serde_json::to_value(choice).unwrap_or(Value::Null));
+        body.insert(
+            "tool_choice".into(),
+            serde_json::to_value(choice).unwrap_or(Value::Null),
+        );
     }
     let effort = setup.reasoning;
     if model.reasoning {
@@ -634,7 +796,11 @@ pub(crate) fn build_body(
             "zai" => {
                 body.insert(
                     "thinking".into(),
-                    if effort.is_some() { json!({"type": "enabled", "clear_thinking": false}) } else { json!({"type": "disabled"}) },
+                    if effort.is_some() {
+                        json!({"type": "enabled", "clear_thinking": false})
+                    } else {
+                        json!({"type": "disabled"})
+                    },
                 );
                 if let (Some(level), true) = (effort, compat.supports_reasoning_effort) {
                     if let Value::String(v) = effort_value(model, level) {
@@ -668,9 +834,14 @@ pub(crate) fn build_body(
             }
             "openrouter" => {
                 if let Some(level) = effort {
-                    body.insert("reasoning".into(), json!({"effort": effort_value(model, level)}));
+                    body.insert(
+                        "reasoning".into(),
+                        json!({"effort": effort_value(model, level)}),
+                    );
                 } else if mapped_level(model, ModelThinkingLevel::Off) != Some(None) {
-                    let off = mapped_level(model, ModelThinkingLevel::Off).flatten().unwrap_or_else(|| "none".into());
+                    let off = mapped_level(model, ModelThinkingLevel::Off)
+                        .flatten()
+                        .unwrap_or_else(|| "none".into());
                     body.insert("reasoning".into(), json!({"effort": off}));
                 }
             }
@@ -713,7 +884,13 @@ pub(crate) fn build_body(
     Value::Object(body)
 }
 
-async fn run(client: reqwest::Client, model: Model, context: Context, options: SimpleStreamOptions, mut output: Output) {
+async fn run(
+    client: reqwest::Client,
+    model: Model,
+    context: Context,
+    options: SimpleStreamOptions,
+    mut output: Output,
+) {
     let label = error_message::provider_label(&model.provider);
     let api_key = match common::api_key_or_header(&model, &options) {
         Ok(key) => key,
@@ -735,7 +912,11 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
     if let Some(key) = &api_key {
         headers.push(("authorization".into(), format!("Bearer {key}")));
     }
-    if let Some(session) = setup.cache_session_id.as_deref().filter(|_| compat.send_session_affinity_headers) {
+    if let Some(session) = setup
+        .cache_session_id
+        .as_deref()
+        .filter(|_| compat.send_session_affinity_headers)
+    {
         if compat.session_affinity_format == "openrouter" {
             headers.push(("x-session-id".into(), session.into()));
         } else {
@@ -748,7 +929,17 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
     }
     let headers = common::merge_headers(headers, &model, &options);
     let url = format!("{}/chat/completions", model.base_url.trim_end_matches('/'));
-    let Some(response) = common::send_request(&client, &model, &options, &url, headers, &body, &label, &mut output).await
+    let Some(response) = common::send_request(
+        &client,
+        &model,
+        &options,
+        &url,
+        headers,
+        &body,
+        &label,
+        &mut output,
+    )
+    .await
     else {
         return;
     };
@@ -776,10 +967,10 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
             }
         };
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
-            let mut text = error
-                .get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("{label} reported an error: {error}"), str::to_string);
+            let mut text = error.get("message").and_then(Value::as_str).map_or_else(
+                || format!("{label} reported an error: {error}"),
+                str::to_string,
+            );
             if let Some(raw) = error.pointer("/metadata/raw") {
                 let raw = raw.as_str().map_or_else(|| raw.to_string(), str::to_string);
                 if !text.contains(&raw) {
@@ -800,7 +991,11 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
         return output.fail(true, "Request was aborted".into());
     }
     if !state.has_finish_reason && !compat.supports_finish_reason {
-        output.message.stop_reason = if output.has_tool_call() { StopReason::ToolUse } else { StopReason::Stop };
+        output.message.stop_reason = if output.has_tool_call() {
+            StopReason::ToolUse
+        } else {
+            StopReason::Stop
+        };
     }
     if output.message.stop_reason == StopReason::Error {
         let text = output
@@ -810,7 +1005,9 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
             .unwrap_or_else(|| "Provider returned an error stop reason".into());
         return output.fail(false, text);
     }
-    if (compat.supports_finish_reason && !state.has_finish_reason) || output.message.stop_reason == StopReason::Pending {
+    if (compat.supports_finish_reason && !state.has_finish_reason)
+        || output.message.stop_reason == StopReason::Pending
+    {
         return output.fail(
             false,
             format!("Stream ended without finish_reason: {label} closed the response before it was complete."),
@@ -835,12 +1032,19 @@ struct ChunkState {
 impl ChunkState {
     fn apply_chunk(&mut self, model: &Model, chunk: &Value, output: &mut Output) {
         if output.message.response_id.is_none() {
-            if let Some(id) = chunk.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(id) = chunk
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 output.message.response_id = Some(id.into());
             }
         }
         if let Some(reported) = chunk.get("model").and_then(Value::as_str) {
-            if !reported.is_empty() && reported != model.id && output.message.response_model.is_none() {
+            if !reported.is_empty()
+                && reported != model.id
+                && output.message.response_model.is_none()
+            {
                 output.message.response_model = Some(reported.into());
             }
         }
@@ -848,7 +1052,11 @@ impl ChunkState {
         if let Some(usage) = chunk_usage {
             output.message.usage = parse_usage(usage, model);
         }
-        let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
+        let Some(choice) = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        else {
             return;
         };
         if chunk_usage.is_none() {
@@ -856,7 +1064,11 @@ impl ChunkState {
                 output.message.usage = parse_usage(usage, model);
             }
         }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        if let Some(reason) = choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
             output.message.raw_stop_reason = Some(reason.into());
             let (stop, error) = map_stop_reason(reason);
             output.message.stop_reason = stop;
@@ -865,8 +1077,14 @@ impl ChunkState {
             }
             self.has_finish_reason = true;
         }
-        let Some(delta) = choice.get("delta").filter(|d| d.is_object()) else { return };
-        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        let Some(delta) = choice.get("delta").filter(|d| d.is_object()) else {
+            return;
+        };
+        if let Some(text) = delta
+            .get("content")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
             let index = match self.text {
                 Some(index) => index,
                 None => {
@@ -879,10 +1097,19 @@ impl ChunkState {
         }
         let reasoning = ["reasoning_content", "reasoning", "reasoning_text"]
             .into_iter()
-            .find_map(|field| delta.get(field).and_then(Value::as_str).filter(|s| !s.is_empty()).map(|v| (field, v)));
+            .find_map(|field| {
+                delta
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(|v| (field, v))
+            });
         if let Some((field, text)) = reasoning {
-            let signature =
-                if model.provider == "opencode-go" && field == "reasoning" { "reasoning_content" } else { field };
+            let signature = if model.provider == "opencode-go" && field == "reasoning" {
+                "reasoning_content"
+            } else {
+                field
+            };
             let index = self.ensure_thinking(output, signature);
             output.thinking_delta(index, text);
         }
@@ -894,7 +1121,10 @@ impl ChunkState {
         if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
             for detail in details.iter().filter(|d| is_reasoning_detail(d)) {
                 self.ensure_thinking(output, "");
-                append_reasoning_detail(self.reasoning_details.get_or_insert_with(Vec::new), detail);
+                append_reasoning_detail(
+                    self.reasoning_details.get_or_insert_with(Vec::new),
+                    detail,
+                );
             }
         }
     }
@@ -912,8 +1142,14 @@ impl ChunkState {
 
     fn apply_tool_call(&mut self, call: &Value, output: &mut Output) {
         let stream_index = call.get("index").and_then(Value::as_i64);
-        let id = call.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
-        let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
+        let id = call
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let name = call
+            .pointer("/function/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let mut index = stream_index.and_then(|i| self.by_index.get(&i).copied());
         if index.is_none() {
             index = id.and_then(|id| self.by_id.get(id).copied());
@@ -921,7 +1157,8 @@ impl ChunkState {
         let index = match index {
             Some(index) => index,
             None => {
-                let index = output.toolcall_start(ToolCall::new(id.unwrap_or_default(), name, json!({})));
+                let index =
+                    output.toolcall_start(ToolCall::new(id.unwrap_or_default(), name, json!({})));
                 self.partial_args.insert(index, String::new());
                 index
             }
@@ -944,7 +1181,11 @@ impl ChunkState {
                 }
             });
         }
-        match call.pointer("/function/arguments").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        match call
+            .pointer("/function/arguments")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
             Some(arguments) => {
                 let buffer = self.partial_args.entry(index).or_default();
                 buffer.push_str(arguments);
@@ -980,7 +1221,11 @@ impl ChunkState {
 }
 
 fn parse_usage(raw: &Value, model: &Model) -> Usage {
-    let n = |v: Option<&Value>| v.and_then(Value::as_f64).filter(|x| *x > 0.0).map_or(0, |x| x as u64);
+    let n = |v: Option<&Value>| {
+        v.and_then(Value::as_f64)
+            .filter(|x| *x > 0.0)
+            .map_or(0, |x| x as u64)
+    };
     let prompt = n(raw.get("prompt_tokens"));
     let cache_read_value = raw
         .pointer("/prompt_tokens_details/cached_tokens")
@@ -1010,38 +1255,9 @@ fn map_stop_reason(reason: &str) -> (StopReason, Option<String>) {
         "stop" | "end" => (StopReason::Stop, None),
         "length" => (StopReason::Length, None),
         "function_call" | "tool_calls" => (StopReason::ToolUse, None),
-        other => (StopReason::Error, Some(format!("Provider finish_reason: {other}"))),
+        other => (
+            StopReason::Error,
+            Some(format!("Provider finish_reason: {other}")),
+        ),
     }
-}
-
-/// Exposed for the benchmark: feed raw SSE bytes through the chunk translation without HTTP.
-#[doc(hidden)]
-pub fn translate_for_bench(model: &Model, body: bytes::Bytes) -> AssistantMessageEventStream {
-    let model = model.clone();
-    common::spawn_stream(model, move |model, mut output| async move {
-        output.start();
-        let mut events = super::sse::SseEvents::from_bytes(
-            futures_util::stream::iter([Ok::<_, String>(body)]),
-            tokio_util::sync::CancellationToken::new(),
-            None,
-        );
-        let mut state = ChunkState::default();
-        while let Ok(Some(event)) = events.next().await {
-            if event.data.starts_with("[DONE]") {
-                continue;
-            }
-            if let Ok(chunk) = serde_json::from_str::<Value>(&event.data) {
-                state.apply_chunk(&model, &chunk, &mut output);
-            }
-        }
-        for index in 0..output.len() {
-            state.finish_block(index, &mut output);
-        }
-        output.done();
-    })
-}
-
-#[allow(dead_code, reason = "kept for symmetry with the other adapters' Arc constructors")]
-pub(crate) fn arc(client: reqwest::Client) -> Arc<dyn ApiProvider> {
-    Arc::new(OpenAiCompletions::new(client))
 }

@@ -45,7 +45,12 @@ impl ApiProvider for OpenAiResponses {
         Api::OPENAI_RESPONSES
     }
 
-    fn stream_simple(&self, model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream {
+    fn stream_simple(
+        &self,
+        model: Model,
+        context: Context,
+        options: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
         let client = self.client.clone();
         common::spawn_stream(model, move |model, output| async move {
             run(client, model, context, options, output).await;
@@ -62,8 +67,10 @@ pub(crate) fn pi_short_hash(text: &str) -> String {
         h1 = (h1 ^ ch).wrapping_mul(2_654_435_761);
         h2 = (h2 ^ ch).wrapping_mul(1_597_334_677);
     }
-    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507) ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
-    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507) ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
+    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507)
+        ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
+    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507)
+        ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
     format!("{}{}", base36(h2), base36(h1))
 }
 
@@ -82,8 +89,16 @@ fn base36(mut n: u32) -> String {
 }
 
 fn normalize_id_part(part: &str) -> String {
-    let sanitized: String =
-        part.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let sanitized: String = part
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     let cut: String = sanitized.chars().take(64).collect();
     cut.trim_end_matches('_').to_string()
 }
@@ -92,7 +107,9 @@ fn normalize_tool_call_id(model: &Model, id: &str) -> String {
     if !TOOL_CALL_PROVIDERS.contains(&model.provider.as_str()) {
         return normalize_id_part(id);
     }
-    let Some((call, item)) = id.split_once('|') else { return normalize_id_part(id) };
+    let Some((call, item)) = id.split_once('|') else {
+        return normalize_id_part(id);
+    };
     let call = normalize_id_part(call);
     let mut item = normalize_id_part(item.split('|').next().unwrap_or_default());
     if !item.starts_with("fc_") {
@@ -170,10 +187,17 @@ fn tool_result_output(model: &Model, content: &[UserBlock]) -> Value {
 
 fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
     let mut input: Vec<Value> = Vec::new();
-    let messages = crate::transform_messages(&context.messages, model, |id| normalize_tool_call_id(model, id));
+    let messages = crate::transform_messages(&context.messages, model, |id| {
+        normalize_tool_call_id(model, id)
+    });
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
         let developer = model.reasoning
-            && model.compat.as_ref().and_then(|c| c.get("supportsDeveloperRole")).and_then(Value::as_bool) != Some(false);
+            && model
+                .compat
+                .as_ref()
+                .and_then(|c| c.get("supportsDeveloperRole"))
+                .and_then(Value::as_bool)
+                != Some(false);
         input.push(json!({"role": if developer { "developer" } else { "system" }, "content": common::sanitize(system)}));
     }
     for (msg_index, message) in messages.iter().enumerate() {
@@ -195,7 +219,8 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
                 }
             }
             Message::Assistant(assistant) => {
-                let same_provider_api = assistant.provider == model.provider && assistant.api == model.api;
+                let same_provider_api =
+                    assistant.provider == model.provider && assistant.api == model.api;
                 let different_model = same_provider_api && assistant.model != model.id;
                 let mut text_index = 0;
                 for block in &assistant.content {
@@ -220,7 +245,11 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
                             text_index += 1;
                             let (id, phase) = match parsed {
                                 Some((id, phase)) if !id.is_empty() => {
-                                    let id = if id.chars().count() > 64 { format!("msg_{}", pi_short_hash(&id)) } else { id };
+                                    let id = if id.chars().count() > 64 {
+                                        format!("msg_{}", pi_short_hash(&id))
+                                    } else {
+                                        id
+                                    };
                                     (id, phase)
                                 }
                                 Some((_, phase)) => (fallback, phase),
@@ -244,7 +273,9 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
                             let mut parts = c.id.splitn(2, '|');
                             let call_id = parts.next().unwrap_or_default();
                             let mut item_id = parts.next().map(str::to_string);
-                            if item_id.as_deref().is_some_and(|i| different_model && i.starts_with("fc_"))
+                            if item_id
+                                .as_deref()
+                                .is_some_and(|i| different_model && i.starts_with("fc_"))
                                 || !item_id.as_deref().is_some_and(|i| i.starts_with("fc_"))
                             {
                                 item_id = None;
@@ -257,7 +288,9 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
                             item.insert("call_id".into(), json!(call_id));
                             item.insert("name".into(), json!(c.name));
                             item.insert("arguments".into(), json!(c.arguments.to_string()));
-                            if let (true, Some(ns)) = (same_provider_api && !different_model, &c.namespace) {
+                            if let (true, Some(ns)) =
+                                (same_provider_api && !different_model, &c.namespace)
+                            {
                                 item.insert("namespace".into(), json!(ns));
                             }
                             input.push(Value::Object(item));
@@ -292,15 +325,32 @@ fn convert_tools(tools: &[Tool], supports_strict: bool) -> Vec<Value> {
         .collect()
 }
 
-fn build_body(model: &Model, context: &Context, options: &SimpleStreamOptions, setup: &RequestSetup) -> Value {
-    let compat = |key: &str| model.compat.as_ref().and_then(|c| c.get(key)).and_then(Value::as_bool);
+fn build_body(
+    model: &Model,
+    context: &Context,
+    options: &SimpleStreamOptions,
+    setup: &RequestSetup,
+) -> Value {
+    let compat = |key: &str| {
+        model
+            .compat
+            .as_ref()
+            .and_then(|c| c.get(key))
+            .and_then(Value::as_bool)
+    };
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
-    body.insert("input".into(), Value::Array(convert_messages(model, context)));
+    body.insert(
+        "input".into(),
+        Value::Array(convert_messages(model, context)),
+    );
     body.insert("stream".into(), json!(true));
     if setup.cache_retention != CacheRetention::None {
         if let Some(key) = options.base.session_id.as_deref() {
-            body.insert("prompt_cache_key".into(), json!(common::clamp_prompt_cache_key(key)));
+            body.insert(
+                "prompt_cache_key".into(),
+                json!(common::clamp_prompt_cache_key(key)),
+            );
         }
     }
     let explicit_cache = compat("supportsExplicitPromptCacheMode").unwrap_or(false);
@@ -321,29 +371,50 @@ fn build_body(model: &Model, context: &Context, options: &SimpleStreamOptions, s
     }
     body.insert("store".into(), json!(false));
     if setup.max_tokens > 0 && compat("supportsMaxOutputTokens").unwrap_or(true) {
-        body.insert("max_output_tokens".into(), json!(setup.max_tokens.max(MIN_OUTPUT_TOKENS)));
+        body.insert(
+            "max_output_tokens".into(),
+            json!(setup.max_tokens.max(MIN_OUTPUT_TOKENS)),
+        );
     }
     if let Some(t) = options.base.temperature {
         body.insert("temperature".into(), json!(t));
     }
     if let Some(tools) = context.tools.as_deref().filter(|t| !t.is_empty()) {
-        body.insert("tools".into(), Value::Array(convert_tools(tools, compat("supportsStrictMode").unwrap_or(false))));
+        body.insert(
+            "tools".into(),
+            Value::Array(convert_tools(
+                tools,
+                compat("supportsStrictMode").unwrap_or(false),
+            )),
+        );
     }
     if let Some(choice) = options.tool_choice {
-        body.insert("tool_choice".into(), serde_json::to_value(choice).unwrap_or(Value::Null));
+        body.insert(
+            "tool_choice".into(),
+            serde_json::to_value(choice).unwrap_or(Value::Null),
+        );
     }
     if model.reasoning {
         match setup.reasoning {
             Some(level) => {
-                let effort = crate::mapped_thinking_level(model, level).unwrap_or(level.as_str()).to_string();
-                body.insert("reasoning".into(), json!({"effort": effort, "summary": "auto"}));
+                let effort = crate::mapped_thinking_level(model, level)
+                    .unwrap_or(level.as_str())
+                    .to_string();
+                body.insert(
+                    "reasoning".into(),
+                    json!({"effort": effort, "summary": "auto"}),
+                );
                 body.insert("include".into(), json!(["reasoning.encrypted_content"]));
             }
             None => {
-                let off_unsupported =
-                    model.thinking_level_map.as_ref().is_some_and(|m| m.get(&ModelThinkingLevel::Off) == Some(&None));
+                let off_unsupported = model
+                    .thinking_level_map
+                    .as_ref()
+                    .is_some_and(|m| m.get(&ModelThinkingLevel::Off) == Some(&None));
                 if model.provider != "github-copilot" && !off_unsupported {
-                    let off = crate::mapped_thinking_level(model, ModelThinkingLevel::Off).unwrap_or("none").to_string();
+                    let off = crate::mapped_thinking_level(model, ModelThinkingLevel::Off)
+                        .unwrap_or("none")
+                        .to_string();
                     body.insert("reasoning".into(), json!({"effort": off}));
                 }
             }
@@ -358,7 +429,13 @@ fn build_body(model: &Model, context: &Context, options: &SimpleStreamOptions, s
     Value::Object(body)
 }
 
-async fn run(client: reqwest::Client, model: Model, context: Context, options: SimpleStreamOptions, mut output: Output) {
+async fn run(
+    client: reqwest::Client,
+    model: Model,
+    context: Context,
+    options: SimpleStreamOptions,
+    mut output: Output,
+) {
     let label = error_message::provider_label(&model.provider);
     let api_key = match common::api_key_or_header(&model, &options) {
         Ok(key) => key,
@@ -387,8 +464,12 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
             .and_then(Value::as_str)
             .map(str::to_string)
             .unwrap_or_else(|| {
-                if model.provider == "openrouter" || model.base_url.contains("openrouter.ai") { "openrouter" } else { "openai" }
-                    .to_string()
+                if model.provider == "openrouter" || model.base_url.contains("openrouter.ai") {
+                    "openrouter"
+                } else {
+                    "openai"
+                }
+                .to_string()
             });
         if format == "openrouter" {
             headers.push(("x-session-id".into(), session.into()));
@@ -401,7 +482,17 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
     }
     let headers = common::merge_headers(headers, &model, &options);
     let url = format!("{}/responses", model.base_url.trim_end_matches('/'));
-    let Some(response) = common::send_request(&client, &model, &options, &url, headers, &body, &label, &mut output).await
+    let Some(response) = common::send_request(
+        &client,
+        &model,
+        &options,
+        &url,
+        headers,
+        &body,
+        &label,
+        &mut output,
+    )
+    .await
     else {
         return;
     };
@@ -412,7 +503,12 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
         let event = match events.next().await {
             Ok(Some(event)) => event,
             Ok(None) => break,
-            Err(failure) => return output.fail(options.is_cancelled(), error_message::stream_failure(&label, &failure)),
+            Err(failure) => {
+                return output.fail(
+                    options.is_cancelled(),
+                    error_message::stream_failure(&label, &failure),
+                );
+            }
         };
         if event.data.starts_with("[DONE]") {
             continue;
@@ -420,7 +516,10 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
         let parsed: Value = match serde_json::from_str(&event.data) {
             Ok(value) => value,
             Err(error) => {
-                return output.fail(options.is_cancelled(), error_message::invalid_json(&label, &error, &event.data));
+                return output.fail(
+                    options.is_cancelled(),
+                    error_message::invalid_json(&label, &error, &event.data),
+                );
             }
         };
         if let Err(text) = state.apply(&model, &label, &parsed, &mut output) {
@@ -437,9 +536,16 @@ async fn run(client: reqwest::Client, model: Model, context: Context, options: S
         );
     }
     match output.message.stop_reason {
-        StopReason::Pending => output.fail(false, "OpenAI Responses stream ended without a stop reason".into()),
+        StopReason::Pending => output.fail(
+            false,
+            "OpenAI Responses stream ended without a stop reason".into(),
+        ),
         StopReason::Error | StopReason::Aborted => {
-            let text = output.message.error_message.take().unwrap_or_else(|| "An unknown error occurred".into());
+            let text = output
+                .message
+                .error_message
+                .take()
+                .unwrap_or_else(|| "An unknown error occurred".into());
             output.fail(false, text);
         }
         _ => output.done(),
@@ -467,13 +573,24 @@ struct State {
 impl State {
     fn slot(&self, event: &Value, kind: SlotKind) -> Option<usize> {
         let index = event.get("output_index").and_then(Value::as_i64)?;
-        self.slots.get(&index).filter(|(k, _)| *k == kind).map(|(_, i)| *i)
+        self.slots
+            .get(&index)
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, i)| *i)
     }
 
     fn create_slot(&mut self, output_index: i64, item: &Value, output: &mut Output) {
-        let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+        let text = |key: &str| {
+            item.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
         let slot = match item.get("type").and_then(Value::as_str).unwrap_or_default() {
-            "reasoning" => (SlotKind::Thinking, output.thinking_start(ThinkingContent::new(""))),
+            "reasoning" => (
+                SlotKind::Thinking,
+                output.thinking_start(ThinkingContent::new("")),
+            ),
             "message" => {
                 if text("phase") == "final_answer" {
                     output.message.stop_reason = StopReason::Stop;
@@ -481,8 +598,15 @@ impl State {
                 (SlotKind::Text, output.text_start(TextContent::new("")))
             }
             "function_call" => {
-                let mut call = ToolCall::new(format!("{}|{}", text("call_id"), text("id")), text("name"), json!({}));
-                call.namespace = item.get("namespace").and_then(Value::as_str).map(str::to_string);
+                let mut call = ToolCall::new(
+                    format!("{}|{}", text("call_id"), text("id")),
+                    text("name"),
+                    json!({}),
+                );
+                call.namespace = item
+                    .get("namespace")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 let index = output.toolcall_start(call);
                 self.partial_json.insert(index, text("arguments"));
                 (SlotKind::ToolCall, index)
@@ -492,16 +616,29 @@ impl State {
         self.slots.insert(output_index, slot);
     }
 
-    fn apply(&mut self, model: &Model, label: &str, event: &Value, output: &mut Output) -> Result<(), String> {
+    fn apply(
+        &mut self,
+        model: &Model,
+        label: &str,
+        event: &Value,
+        output: &mut Output,
+    ) -> Result<(), String> {
         let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or_default();
-        match event.get("type").and_then(Value::as_str).unwrap_or_default() {
+        match event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
             "response.created" => {
                 if let Some(id) = event.pointer("/response/id").and_then(Value::as_str) {
                     output.message.response_id = Some(id.into());
                 }
             }
             "response.output_item.added" => {
-                let index = event.get("output_index").and_then(Value::as_i64).unwrap_or(-1);
+                let index = event
+                    .get("output_index")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(-1);
                 self.create_slot(index, event.get("item").unwrap_or(&Value::Null), output);
             }
             "response.reasoning_summary_text.delta" => {
@@ -539,9 +676,15 @@ impl State {
             "response.function_call_arguments.done" => {
                 if let Some(index) = self.slot(event, SlotKind::ToolCall) {
                     let full = text("arguments").to_string();
-                    let previous = self.partial_json.insert(index, full.clone()).unwrap_or_default();
+                    let previous = self
+                        .partial_json
+                        .insert(index, full.clone())
+                        .unwrap_or_default();
                     let parsed = crate::parse_streaming_json(&full);
-                    match full.strip_prefix(previous.as_str()).filter(|rest| !rest.is_empty()) {
+                    match full
+                        .strip_prefix(previous.as_str())
+                        .filter(|rest| !rest.is_empty())
+                    {
                         Some(rest) => output.toolcall_delta(index, rest, Some(parsed)),
                         None => output.with_tool_call(index, |call| call.arguments = parsed),
                     }
@@ -549,22 +692,33 @@ impl State {
             }
             "response.output_item.done" => {
                 let item = event.get("item").unwrap_or(&Value::Null);
-                let output_index = event.get("output_index").and_then(Value::as_i64).unwrap_or(-1);
+                let output_index = event
+                    .get("output_index")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(-1);
                 let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
-                if kind == "message" && item.get("phase").and_then(Value::as_str) == Some("final_answer") {
+                if kind == "message"
+                    && item.get("phase").and_then(Value::as_str) == Some("final_answer")
+                {
                     output.message.stop_reason = StopReason::Stop;
                 }
                 if !self.slots.contains_key(&output_index) {
                     self.create_slot(output_index, item, output);
                 }
-                let Some(&(slot_kind, index)) = self.slots.get(&output_index) else { return Ok(()) };
+                let Some(&(slot_kind, index)) = self.slots.get(&output_index) else {
+                    return Ok(());
+                };
                 match (kind, slot_kind) {
                     ("reasoning", SlotKind::Thinking) => {
                         let join = |key: &str| {
                             item.get(key)
                                 .and_then(Value::as_array)
                                 .map(|parts| {
-                                    parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n\n")
+                                    parts
+                                        .iter()
+                                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                                        .collect::<Vec<_>>()
+                                        .join("\n\n")
                                 })
                                 .unwrap_or_default()
                         };
@@ -600,7 +754,9 @@ impl State {
                                 parts
                                     .iter()
                                     .filter_map(|p| {
-                                        if p.get("type").and_then(Value::as_str) == Some("output_text") {
+                                        if p.get("type").and_then(Value::as_str)
+                                            == Some("output_text")
+                                        {
                                             p.get("text").and_then(Value::as_str)
                                         } else {
                                             p.get("refusal").and_then(Value::as_str)
@@ -609,21 +765,41 @@ impl State {
                                     .collect()
                             })
                             .unwrap_or_default();
-                        let id = item.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
-                        let phase = item.get("phase").and_then(Value::as_str).map(str::to_string);
+                        let id = item
+                            .get("id")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
+                        let phase = item
+                            .get("phase")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
                         output.with_text(index, |block| {
                             if final_text != block.text.to_string() {
                                 block.text = crate::SharedText::new(final_text);
                             }
-                            block.text_signature = Some(encode_text_signature(&id, phase.as_deref()));
+                            block.text_signature =
+                                Some(encode_text_signature(&id, phase.as_deref()));
                         });
                         output.text_end(index);
                         self.slots.remove(&output_index);
                     }
                     ("function_call", SlotKind::ToolCall) => {
                         let buffer = self.partial_json.remove(&index).unwrap_or_default();
-                        let arguments = item.get("arguments").and_then(Value::as_str).filter(|s| !s.is_empty());
-                        let source = arguments.map_or_else(|| if buffer.is_empty() { "{}".to_string() } else { buffer }, str::to_string);
+                        let arguments = item
+                            .get("arguments")
+                            .and_then(Value::as_str)
+                            .filter(|s| !s.is_empty());
+                        let source = arguments.map_or_else(
+                            || {
+                                if buffer.is_empty() {
+                                    "{}".to_string()
+                                } else {
+                                    buffer
+                                }
+                            },
+                            str::to_string,
+                        );
                         let parsed = crate::parse_streaming_json(&source);
                         if let Some(ns) = item.get("namespace").and_then(Value::as_str) {
                             let ns = ns.to_string();
@@ -639,7 +815,9 @@ impl State {
                 self.finalize(model, event.get("response").unwrap_or(&Value::Null), output);
             }
             "error" => {
-                let code = event.get("code").map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
+                let code = event
+                    .get("code")
+                    .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
                 let message = text("message");
                 return Err(match code {
                     Some(code) => format!("{label} reported an error ({code}): {message}"),
@@ -649,17 +827,29 @@ impl State {
             "response.failed" => {
                 self.saw_terminal = true;
                 let response = event.get("response").unwrap_or(&Value::Null);
-                output.message.raw_stop_reason = response.get("status").and_then(Value::as_str).map(str::to_string);
+                output.message.raw_stop_reason = response
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 let error = response.get("error").filter(|e| e.is_object());
-                let reason = response.pointer("/incomplete_details/reason").and_then(Value::as_str);
+                let reason = response
+                    .pointer("/incomplete_details/reason")
+                    .and_then(Value::as_str);
                 return Err(match (error, reason) {
                     (Some(e), _) => {
                         let code = e.get("code").and_then(Value::as_str).unwrap_or("unknown");
-                        let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
+                        let message = e
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("no message");
                         format!("{label} could not complete the response ({code}): {message}")
                     }
-                    (None, Some(reason)) => format!("{label} could not complete the response (incomplete: {reason})"),
-                    (None, None) => format!("{label} could not complete the response (no error details given)"),
+                    (None, Some(reason)) => {
+                        format!("{label} could not complete the response (incomplete: {reason})")
+                    }
+                    (None, None) => {
+                        format!("{label} could not complete the response (no error details given)")
+                    }
                 });
             }
             _ => {}
@@ -671,19 +861,32 @@ impl State {
         self.saw_terminal = true;
         if let Some(items) = response.get("output").and_then(Value::as_array) {
             for item in items {
-                let encrypted = item.get("encrypted_content").and_then(Value::as_str).filter(|s| !s.is_empty());
-                let (Some("reasoning"), Some(encrypted), Some(id)) =
-                    (item.get("type").and_then(Value::as_str), encrypted, item.get("id").and_then(Value::as_str))
-                else {
+                let encrypted = item
+                    .get("encrypted_content")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                let (Some("reasoning"), Some(encrypted), Some(id)) = (
+                    item.get("type").and_then(Value::as_str),
+                    encrypted,
+                    item.get("id").and_then(Value::as_str),
+                ) else {
                     continue;
                 };
-                let Some(&index) = self.reasoning_by_id.get(id) else { continue };
+                let Some(&index) = self.reasoning_by_id.get(id) else {
+                    continue;
+                };
                 output.with_thinking(index, |block| {
-                    let Some(stored) = block.thinking_signature.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok())
+                    let Some(stored) = block
+                        .thinking_signature
+                        .as_deref()
+                        .and_then(|s| serde_json::from_str::<Value>(s).ok())
                     else {
                         return;
                     };
-                    if stored.get("encrypted_content").is_some_and(|v| !v.is_null() && v != "") {
+                    if stored
+                        .get("encrypted_content")
+                        .is_some_and(|v| !v.is_null() && v != "")
+                    {
                         return;
                     }
                     if let Value::Object(mut map) = stored {
@@ -712,7 +915,9 @@ impl State {
         }
         calculate_cost(model, &mut output.message.usage);
         let status = response.get("status").and_then(Value::as_str);
-        let reason = response.pointer("/incomplete_details/reason").and_then(Value::as_str);
+        let reason = response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str);
         output.message.raw_stop_reason = match (status, reason) {
             (Some(s), Some(r)) => Some(format!("{s}.{r}")),
             (Some(s), None) => Some(s.to_string()),
@@ -729,7 +934,10 @@ impl State {
                 )),
             ),
             Some("failed" | "cancelled") => (StopReason::Error, None),
-            Some(other) => (StopReason::Error, Some(format!("Unhandled stop reason: {other}"))),
+            Some(other) => (
+                StopReason::Error,
+                Some(format!("Unhandled stop reason: {other}")),
+            ),
         };
         output.message.stop_reason = stop;
         output.message.error_message = error;

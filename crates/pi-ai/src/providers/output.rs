@@ -47,10 +47,15 @@ impl Output {
 
     /// Appends a text block (possibly with initial text, which gets no delta) and pushes `text_start`.
     pub(crate) fn text_start(&mut self, block: TextContent) -> usize {
-        self.message.content.push(Arc::new(AssistantBlock::Text(block)));
+        self.message
+            .content
+            .push(Arc::new(AssistantBlock::Text(block)));
         let content_index = self.len() - 1;
         let partial = self.snapshot();
-        self.sender.push(AssistantMessageEvent::TextStart { content_index, partial });
+        self.sender.push(AssistantMessageEvent::TextStart {
+            content_index,
+            partial,
+        });
         content_index
     }
 
@@ -59,7 +64,11 @@ impl Output {
         if let Some(AssistantBlock::Text(block)) = self.block_mut(index) {
             block.text.push_str(delta);
             let partial = self.snapshot();
-            self.sender.push(AssistantMessageEvent::TextDelta { content_index: index, delta: delta.to_string(), partial });
+            self.sender.push(AssistantMessageEvent::TextDelta {
+                content_index: index,
+                delta: delta.to_string(),
+                partial,
+            });
         }
     }
 
@@ -68,16 +77,25 @@ impl Output {
         if let Some(AssistantBlock::Text(block)) = self.block(index) {
             let content = block.text.to_string();
             let partial = self.snapshot();
-            self.sender.push(AssistantMessageEvent::TextEnd { content_index: index, content, partial });
+            self.sender.push(AssistantMessageEvent::TextEnd {
+                content_index: index,
+                content,
+                partial,
+            });
         }
     }
 
     /// Appends a thinking block and pushes `thinking_start`.
     pub(crate) fn thinking_start(&mut self, block: ThinkingContent) -> usize {
-        self.message.content.push(Arc::new(AssistantBlock::Thinking(block)));
+        self.message
+            .content
+            .push(Arc::new(AssistantBlock::Thinking(block)));
         let content_index = self.len() - 1;
         let partial = self.snapshot();
-        self.sender.push(AssistantMessageEvent::ThinkingStart { content_index, partial });
+        self.sender.push(AssistantMessageEvent::ThinkingStart {
+            content_index,
+            partial,
+        });
         content_index
     }
 
@@ -120,16 +138,25 @@ impl Output {
         if let Some(AssistantBlock::Thinking(block)) = self.block(index) {
             let content = block.thinking.to_string();
             let partial = self.snapshot();
-            self.sender.push(AssistantMessageEvent::ThinkingEnd { content_index: index, content, partial });
+            self.sender.push(AssistantMessageEvent::ThinkingEnd {
+                content_index: index,
+                content,
+                partial,
+            });
         }
     }
 
     /// Appends a tool call block and pushes `toolcall_start`.
     pub(crate) fn toolcall_start(&mut self, call: ToolCall) -> usize {
-        self.message.content.push(Arc::new(AssistantBlock::ToolCall(call)));
+        self.message
+            .content
+            .push(Arc::new(AssistantBlock::ToolCall(call)));
         let content_index = self.len() - 1;
         let partial = self.snapshot();
-        self.sender.push(AssistantMessageEvent::ToolcallStart { content_index, partial });
+        self.sender.push(AssistantMessageEvent::ToolcallStart {
+            content_index,
+            partial,
+        });
         content_index
     }
 
@@ -156,13 +183,20 @@ impl Output {
             }
             let tool_call = block.clone();
             let partial = self.snapshot();
-            self.sender.push(AssistantMessageEvent::ToolcallEnd { content_index: index, tool_call, partial });
+            self.sender.push(AssistantMessageEvent::ToolcallEnd {
+                content_index: index,
+                tool_call,
+                partial,
+            });
         }
     }
 
     /// True when some block is a tool call.
     pub(crate) fn has_tool_call(&self) -> bool {
-        self.message.content.iter().any(|b| matches!(b.as_ref(), AssistantBlock::ToolCall(_)))
+        self.message
+            .content
+            .iter()
+            .any(|b| matches!(b.as_ref(), AssistantBlock::ToolCall(_)))
     }
 
     /// Ends the stream with `done` for the message's stop reason (`stop`, `length` or `toolUse`).
@@ -175,15 +209,21 @@ impl Output {
         };
         self.message.stop_reason = reason.into();
         let message = self.message.clone();
-        self.sender.push(AssistantMessageEvent::Done { reason, message });
+        self.sender
+            .push(AssistantMessageEvent::Done { reason, message });
     }
 
     /// Ends the stream with `error`: the partial content and usage are kept.
     pub(crate) fn fail(&mut self, aborted: bool, error_message: String) {
-        let reason = if aborted { ErrorReason::Aborted } else { ErrorReason::Error };
+        let reason = if aborted {
+            ErrorReason::Aborted
+        } else {
+            ErrorReason::Error
+        };
         self.message.stop_reason = reason.into();
         self.message.error_message = Some(error_message);
         let error = self.message.clone();
-        self.sender.push(AssistantMessageEvent::Error { reason, error });
+        self.sender
+            .push(AssistantMessageEvent::Error { reason, error });
     }
 }

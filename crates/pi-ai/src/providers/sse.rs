@@ -52,8 +52,18 @@ pub(crate) struct SseEvents {
 
 impl SseEvents {
     /// Wraps a response. `idle` bounds the silence between two body reads.
-    pub(crate) fn new(response: reqwest::Response, cancel: CancellationToken, idle: Option<Duration>) -> Self {
-        Self::from_bytes(response.bytes_stream().map(|r| r.map_err(|e| transport_text(&e))), cancel, idle)
+    pub(crate) fn new(
+        response: reqwest::Response,
+        cancel: CancellationToken,
+        idle: Option<Duration>,
+    ) -> Self {
+        Self::from_bytes(
+            response
+                .bytes_stream()
+                .map(|r| r.map_err(|e| transport_text(&e))),
+            cancel,
+            idle,
+        )
     }
 
     /// Wraps any byte stream (benchmarks and unit tests feed bytes directly).
@@ -62,21 +72,28 @@ impl SseEvents {
         S: Stream<Item = Result<Bytes, String>> + Send + 'static,
     {
         let bytes = Box::pin(bytes);
-        let timed: ByteStream = Box::pin(futures_util::stream::unfold(Some(bytes), move |state| async move {
-            let mut bytes = state?;
-            let next = match idle {
-                Some(limit) => match tokio::time::timeout(limit, bytes.next()).await {
-                    Ok(next) => next,
-                    Err(_) => return Some((Err(BodyError::Idle), None)),
-                },
-                None => bytes.next().await,
-            };
-            match next? {
-                Ok(chunk) => Some((Ok(chunk), Some(bytes))),
-                Err(text) => Some((Err(BodyError::Transport(text)), None)),
-            }
-        }));
-        Self { inner: SseByteStream::new(timed), cancel, idle }
+        let timed: ByteStream = Box::pin(futures_util::stream::unfold(
+            Some(bytes),
+            move |state| async move {
+                let mut bytes = state?;
+                let next = match idle {
+                    Some(limit) => match tokio::time::timeout(limit, bytes.next()).await {
+                        Ok(next) => next,
+                        Err(_) => return Some((Err(BodyError::Idle), None)),
+                    },
+                    None => bytes.next().await,
+                };
+                match next? {
+                    Ok(chunk) => Some((Ok(chunk), Some(bytes))),
+                    Err(text) => Some((Err(BodyError::Transport(text)), None)),
+                }
+            },
+        ));
+        Self {
+            inner: SseByteStream::new(timed),
+            cancel,
+            idle,
+        }
     }
 
     /// The next event; `Ok(None)` at the end of the body.
@@ -88,12 +105,19 @@ impl SseEvents {
         };
         match item {
             None => Ok(None),
-            Some(Ok(sse)) => Ok(Some(SseEvent { event: sse.event, data: sse.data.unwrap_or_default() })),
-            Some(Err(sse_stream::Error::Body(source))) => match source.downcast_ref::<BodyError>() {
-                Some(BodyError::Idle) => Err(SseFailure::Idle(self.idle.map_or(0, |d| d.as_secs()))),
-                Some(BodyError::Transport(text)) => Err(SseFailure::Transport(text.clone())),
-                None => Err(SseFailure::Transport(source.to_string())),
-            },
+            Some(Ok(sse)) => Ok(Some(SseEvent {
+                event: sse.event,
+                data: sse.data.unwrap_or_default(),
+            })),
+            Some(Err(sse_stream::Error::Body(source))) => {
+                match source.downcast_ref::<BodyError>() {
+                    Some(BodyError::Idle) => {
+                        Err(SseFailure::Idle(self.idle.map_or(0, |d| d.as_secs())))
+                    }
+                    Some(BodyError::Transport(text)) => Err(SseFailure::Transport(text.clone())),
+                    None => Err(SseFailure::Transport(source.to_string())),
+                }
+            }
             Some(Err(other)) => Err(SseFailure::Decode(other.to_string())),
         }
     }

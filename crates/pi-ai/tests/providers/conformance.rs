@@ -28,7 +28,11 @@ fn data_dir() -> PathBuf {
 async fn every_fixture_is_conformant() {
     let root = data_dir();
     let files = fixture_run::collect(&root.join("fixtures")).unwrap();
-    assert!(files.len() >= 70, "expected the whole fixture set, found {}", files.len());
+    assert!(
+        files.len() >= 70,
+        "expected the whole fixture set, found {}",
+        files.len()
+    );
     let client = pi_ai::providers::http_client().unwrap();
     let apis = pi_ai::providers::builtin_apis(&client);
     let results: Vec<(String, Result<Value, String>)> = futures_util::stream::iter(files)
@@ -56,11 +60,15 @@ async fn every_fixture_is_conformant() {
             }
         };
         let expected_path = root.join("expected").join(format!("{id}.trace.json"));
-        let expected: Value = serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
+        let expected: Value =
+            serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
         if let Some((_, why)) = ACCEPTED_DEVIATIONS.iter().find(|(name, _)| *name == id) {
             // Our behaviour there is checked directly: the whole answer, ended normally.
             assert_eq!(actual["message"]["stopReason"], "stop", "{id} ({why})");
-            assert_eq!(actual["message"]["content"][0]["text"], "Split CRLF", "{id} ({why})");
+            assert_eq!(
+                actual["message"]["content"][0]["text"], "Split CRLF",
+                "{id} ({why})"
+            );
             deviations += 1;
         } else if let Some(problem) = trace_compare::conformance(&id, &expected, &actual) {
             problems.push(format!("{id}: {problem}"));
@@ -73,5 +81,9 @@ async fn every_fixture_is_conformant() {
     eprintln!(
         "provider conformance: conformant {conformant}/{total}; exact {exact}/{total}; accepted deviations {deviations}"
     );
-    assert!(problems.is_empty(), "non-conformant fixtures:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "non-conformant fixtures:\n{}",
+        problems.join("\n")
+    );
 }

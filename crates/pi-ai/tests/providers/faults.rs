@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use pi_ai::{
-    AssistantBlock, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message, SimpleStreamOptions,
-    StopReason, UserMessage,
+    AssistantBlock, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
+    SimpleStreamOptions, StopReason, UserMessage,
 };
 use serde_json::{Value, json};
 
@@ -36,7 +36,10 @@ struct Run {
 
 impl Run {
     fn types(&self) -> Vec<&'static str> {
-        self.events.iter().map(AssistantMessageEvent::event_type).collect()
+        self.events
+            .iter()
+            .map(AssistantMessageEvent::event_type)
+            .collect()
     }
 
     fn error(&self) -> String {
@@ -55,17 +58,23 @@ impl Run {
                 .events
                 .iter()
                 .filter_map(|e| match e {
-                    AssistantMessageEvent::TextDelta { content_index, delta, .. }
-                    | AssistantMessageEvent::ThinkingDelta { content_index, delta, .. }
-                        if *content_index == index =>
-                    {
-                        Some(delta.as_str())
+                    AssistantMessageEvent::TextDelta {
+                        content_index,
+                        delta,
+                        ..
                     }
+                    | AssistantMessageEvent::ThinkingDelta {
+                        content_index,
+                        delta,
+                        ..
+                    } if *content_index == index => Some(delta.as_str()),
                     _ => None,
                 })
                 .collect();
             match block.as_ref() {
-                AssistantBlock::Text(t) => assert_eq!(t.text.to_string(), streamed, "text block {index}"),
+                AssistantBlock::Text(t) => {
+                    assert_eq!(t.text.to_string(), streamed, "text block {index}")
+                }
                 AssistantBlock::Thinking(t) if t.redacted != Some(true) => {
                     assert_eq!(t.thinking.to_string(), streamed, "thinking block {index}");
                 }
@@ -79,12 +88,25 @@ async fn run_with(wire: Wire, responses: Vec<Value>, options: SimpleStreamOption
     let server = ReplayServer::start(responses).await.unwrap();
     let model = build_model(wire.api(), None, &server.origin()).unwrap();
     let client = pi_ai::providers::http_client().unwrap();
-    let api = pi_ai::providers::builtin_apis(&client).into_iter().find(|a| a.api().as_str() == wire.api()).unwrap();
+    let api = pi_ai::providers::builtin_apis(&client)
+        .into_iter()
+        .find(|a| a.api().as_str() == wire.api())
+        .unwrap();
     let stream = api.stream_simple(model, context(), options);
     let events: Vec<AssistantMessageEvent> =
-        tokio::time::timeout(Duration::from_secs(20), stream.collect()).await.expect("the stream must end");
-    let message = events.last().and_then(AssistantMessageEvent::final_message).cloned().expect("a terminal event");
-    Run { events, message, server }
+        tokio::time::timeout(Duration::from_secs(20), stream.collect())
+            .await
+            .expect("the stream must end");
+    let message = events
+        .last()
+        .and_then(AssistantMessageEvent::final_message)
+        .cloned()
+        .expect("a terminal event");
+    Run {
+        events,
+        message,
+        server,
+    }
 }
 
 async fn run(wire: Wire, responses: Vec<Value>) -> Run {
@@ -98,7 +120,12 @@ async fn plain_text_with_one_byte_writes_and_split_utf8() {
         let mut response = wire.ok(wire.answer(&[], &text, &[], Ending::Stop), 1);
         response["split_utf8"] = json!(true);
         let r = run(wire, vec![response]).await;
-        assert_eq!(r.message.stop_reason, StopReason::Stop, "{wire:?}: {}", r.error());
+        assert_eq!(
+            r.message.stop_reason,
+            StopReason::Stop,
+            "{wire:?}: {}",
+            r.error()
+        );
         assert_eq!(r.text(), text.concat(), "{wire:?}");
         assert_eq!(r.types().first(), Some(&"start"), "{wire:?}");
         assert_eq!(r.types().last(), Some(&"done"), "{wire:?}");
@@ -115,38 +142,87 @@ async fn plain_text_with_one_byte_writes_and_split_utf8() {
 #[tokio::test]
 async fn thinking_then_text() {
     for wire in ALL {
-        let r = run(wire, vec![wire.ok(wire.answer(&["Let me ", "think."], &["Answer."], &[], Ending::Stop), 5)]).await;
-        assert_eq!(r.message.stop_reason, StopReason::Stop, "{wire:?}: {}", r.error());
-        let AssistantBlock::Thinking(thinking) = r.message.content[0].as_ref() else { panic!("{wire:?}: no thinking") };
+        let r = run(
+            wire,
+            vec![wire.ok(
+                wire.answer(&["Let me ", "think."], &["Answer."], &[], Ending::Stop),
+                5,
+            )],
+        )
+        .await;
+        assert_eq!(
+            r.message.stop_reason,
+            StopReason::Stop,
+            "{wire:?}: {}",
+            r.error()
+        );
+        let AssistantBlock::Thinking(thinking) = r.message.content[0].as_ref() else {
+            panic!("{wire:?}: no thinking")
+        };
         assert_eq!(thinking.thinking.to_string(), "Let me think.", "{wire:?}");
         assert!(thinking.thinking_signature.is_some(), "{wire:?}");
         assert_eq!(r.text(), "Answer.", "{wire:?}");
         r.assert_deltas_add_up();
         let types = r.types();
         let pos = |t: &str| types.iter().position(|x| *x == t).unwrap_or(usize::MAX);
-        assert!(pos("thinking_start") < pos("text_start"), "{wire:?}: {types:?}");
+        assert!(
+            pos("thinking_start") < pos("text_start"),
+            "{wire:?}: {types:?}"
+        );
     }
 }
 
 #[tokio::test]
 async fn several_tool_calls_with_awkward_splits() {
     let calls = [
-        Call { id: "call_1", name: "read_document", args: &["{\"pa", "th\": \"R\\u00", "e9sum\\u00e9 简", "历.pdf\"}"] },
-        Call { id: "call_2", name: "list_download_files", args: &["{\"extensions\": [\"pdf\"", ", \"txt\"]}"] },
+        Call {
+            id: "call_1",
+            name: "read_document",
+            args: &["{\"pa", "th\": \"R\\u00", "e9sum\\u00e9 简", "历.pdf\"}"],
+        },
+        Call {
+            id: "call_2",
+            name: "list_download_files",
+            args: &["{\"extensions\": [\"pdf\"", ", \"txt\"]}"],
+        },
     ];
     for wire in ALL {
         for chunk in [1, 3, 7] {
-            let mut response = wire.ok(wire.answer(&[], &["Checking."], &calls, Ending::ToolUse), chunk);
+            let mut response = wire.ok(
+                wire.answer(&[], &["Checking."], &calls, Ending::ToolUse),
+                chunk,
+            );
             response["split_utf8"] = json!(true);
             let r = run(wire, vec![response]).await;
-            assert_eq!(r.message.stop_reason, StopReason::ToolUse, "{wire:?}/{chunk}: {}", r.error());
+            assert_eq!(
+                r.message.stop_reason,
+                StopReason::ToolUse,
+                "{wire:?}/{chunk}: {}",
+                r.error()
+            );
             let tools: Vec<_> = r.message.tool_calls().collect();
             assert_eq!(tools.len(), 2, "{wire:?}");
             assert_eq!(tools[0].name, "read_document");
-            assert_eq!(tools[0].arguments, json!({"path": "Résumé 简历.pdf"}), "{wire:?}/{chunk}");
-            assert_eq!(tools[1].arguments, json!({"extensions": ["pdf", "txt"]}), "{wire:?}/{chunk}");
-            assert!(tools[0].id.starts_with("call_1"), "{wire:?}: {}", tools[0].id);
-            assert_eq!(r.types().iter().filter(|t| **t == "toolcall_end").count(), 2, "{wire:?}");
+            assert_eq!(
+                tools[0].arguments,
+                json!({"path": "Résumé 简历.pdf"}),
+                "{wire:?}/{chunk}"
+            );
+            assert_eq!(
+                tools[1].arguments,
+                json!({"extensions": ["pdf", "txt"]}),
+                "{wire:?}/{chunk}"
+            );
+            assert!(
+                tools[0].id.starts_with("call_1"),
+                "{wire:?}: {}",
+                tools[0].id
+            );
+            assert_eq!(
+                r.types().iter().filter(|t| **t == "toolcall_end").count(),
+                2,
+                "{wire:?}"
+            );
         }
     }
 }
@@ -154,39 +230,78 @@ async fn several_tool_calls_with_awkward_splits() {
 #[tokio::test]
 async fn one_tool_call_arguments_stream_as_partial_json() {
     for wire in ALL {
-        let calls = [Call { id: "c1", name: "get_time", args: &["{\"zone\":", " \"Europe/Ber", "lin\"}"] }];
-        let r = run(wire, vec![wire.ok(wire.answer(&[], &[], &calls, Ending::ToolUse), 4)]).await;
+        let calls = [Call {
+            id: "c1",
+            name: "get_time",
+            args: &["{\"zone\":", " \"Europe/Ber", "lin\"}"],
+        }];
+        let r = run(
+            wire,
+            vec![wire.ok(wire.answer(&[], &[], &calls, Ending::ToolUse), 4)],
+        )
+        .await;
         let partials: Vec<Value> = r
             .events
             .iter()
             .filter_map(|e| match e {
-                AssistantMessageEvent::ToolcallDelta { content_index, partial, .. } => {
-                    partial.content[*content_index].as_tool_call().map(|c| c.arguments.clone())
-                }
+                AssistantMessageEvent::ToolcallDelta {
+                    content_index,
+                    partial,
+                    ..
+                } => partial.content[*content_index]
+                    .as_tool_call()
+                    .map(|c| c.arguments.clone()),
                 _ => None,
             })
             .filter(|a| a != &json!({}))
             .collect();
-        assert!(partials.contains(&json!({"zone": "Europe/Ber"})), "{wire:?}: {partials:?}");
-        assert_eq!(r.message.tool_calls().next().map(|c| c.arguments.clone()), Some(json!({"zone": "Europe/Berlin"})));
+        assert!(
+            partials.contains(&json!({"zone": "Europe/Ber"})),
+            "{wire:?}: {partials:?}"
+        );
+        assert_eq!(
+            r.message.tool_calls().next().map(|c| c.arguments.clone()),
+            Some(json!({"zone": "Europe/Berlin"}))
+        );
     }
 }
 
 #[tokio::test]
 async fn every_stop_reason_maps() {
     for wire in ALL {
-        let r = run(wire, vec![wire.ok(wire.answer(&[], &["cut"], &[], Ending::Length), 16)]).await;
-        assert_eq!(r.message.stop_reason, StopReason::Length, "{wire:?}: {}", r.error());
+        let r = run(
+            wire,
+            vec![wire.ok(wire.answer(&[], &["cut"], &[], Ending::Length), 16)],
+        )
+        .await;
+        assert_eq!(
+            r.message.stop_reason,
+            StopReason::Length,
+            "{wire:?}: {}",
+            r.error()
+        );
         assert_eq!(r.types().last(), Some(&"done"));
 
-        let r = run(wire, vec![wire.ok(wire.answer(&[], &["no"], &[], Ending::Refused), 16)]).await;
+        let r = run(
+            wire,
+            vec![wire.ok(wire.answer(&[], &["no"], &[], Ending::Refused), 16)],
+        )
+        .await;
         assert_eq!(r.message.stop_reason, StopReason::Error, "{wire:?}");
         assert!(!r.error().is_empty(), "{wire:?}");
         assert_eq!(r.text(), "no", "{wire:?}: the partial answer is kept");
 
-        let r = run(wire, vec![wire.ok(wire.answer(&[], &["half"], &[], Ending::Missing), 16)]).await;
+        let r = run(
+            wire,
+            vec![wire.ok(wire.answer(&[], &["half"], &[], Ending::Missing), 16)],
+        )
+        .await;
         assert_eq!(r.message.stop_reason, StopReason::Error, "{wire:?}");
-        assert!(r.error().to_lowercase().contains("ended"), "{wire:?}: {}", r.error());
+        assert!(
+            r.error().to_lowercase().contains("ended"),
+            "{wire:?}: {}",
+            r.error()
+        );
         assert_eq!(r.text(), "half", "{wire:?}");
     }
 }
@@ -194,12 +309,21 @@ async fn every_stop_reason_maps() {
 #[tokio::test]
 async fn http_errors_are_actionable_and_carry_the_status() {
     for wire in ALL {
-        for (status, needle) in
-            [(401, "API key"), (403, "refused access"), (404, "model id"), (429, "rate limiting"), (500, "server error"), (503, "server error")]
-        {
+        for (status, needle) in [
+            (401, "API key"),
+            (403, "refused access"),
+            (404, "model id"),
+            (429, "rate limiting"),
+            (500, "server error"),
+            (503, "server error"),
+        ] {
             let r = run(wire, vec![wire.error(status, "provider says no")]).await;
             assert_eq!(r.message.stop_reason, StopReason::Error);
-            assert_eq!(r.types(), vec!["error"], "{wire:?} {status}: no start before an HTTP error");
+            assert_eq!(
+                r.types(),
+                vec!["error"],
+                "{wire:?} {status}: no start before an HTTP error"
+            );
             let text = r.error();
             assert!(text.contains(&status.to_string()), "{wire:?}: {text}");
             assert!(text.contains(needle), "{wire:?} {status}: {text}");
@@ -216,11 +340,27 @@ async fn retry_after_is_honoured_once_then_ok() {
         limited["headers"] = json!({"retry-after": "0"});
         let mut opts = options();
         opts.base.max_retries = 1;
-        let r = run_with(wire, vec![limited, wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64)], opts).await;
-        assert_eq!(r.message.stop_reason, StopReason::Stop, "{wire:?}: {}", r.error());
+        let r = run_with(
+            wire,
+            vec![
+                limited,
+                wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64),
+            ],
+            opts,
+        )
+        .await;
+        assert_eq!(
+            r.message.stop_reason,
+            StopReason::Stop,
+            "{wire:?}: {}",
+            r.error()
+        );
         let requests = r.server.requests();
         assert_eq!(requests.len(), 2);
-        assert_eq!(requests[0].body, requests[1].body, "the retry repeats the same request");
+        assert_eq!(
+            requests[0].body, requests[1].body,
+            "the retry repeats the same request"
+        );
     }
 }
 
@@ -231,7 +371,16 @@ async fn server_error_503_is_retried_when_allowed() {
     unavailable["headers"] = json!({"retry-after-ms": "1"});
     let mut opts = options();
     opts.base.max_retries = 2;
-    let r = run_with(wire, vec![unavailable.clone(), unavailable, wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64)], opts).await;
+    let r = run_with(
+        wire,
+        vec![
+            unavailable.clone(),
+            unavailable,
+            wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64),
+        ],
+        opts,
+    )
+    .await;
     assert_eq!(r.message.stop_reason, StopReason::Stop, "{}", r.error());
     assert_eq!(r.server.requests().len(), 3);
 }
@@ -247,7 +396,11 @@ async fn retry_after_above_the_cap_fails_at_once() {
         let r = run_with(wire, vec![limited], opts).await;
         assert!(started.elapsed() < Duration::from_secs(5));
         assert_eq!(r.server.requests().len(), 1);
-        assert!(r.error().contains("120s retry delay (max: 60s)"), "{}", r.error());
+        assert!(
+            r.error().contains("120s retry delay (max: 60s)"),
+            "{}",
+            r.error()
+        );
         assert!(r.error().contains("429"), "{}", r.error());
     }
 }
@@ -255,7 +408,10 @@ async fn retry_after_above_the_cap_fails_at_once() {
 #[tokio::test]
 async fn nothing_is_retried_once_streaming_started() {
     for wire in ALL {
-        let mut broken = wire.ok(wire.answer(&[], &["partial ", "answer"], &[], Ending::Stop), 8);
+        let mut broken = wire.ok(
+            wire.answer(&[], &["partial ", "answer"], &[], Ending::Stop),
+            8,
+        );
         broken["chunked"] = json!(true);
         broken["reset_after"] = json!(300);
         let mut opts = options();
@@ -271,9 +427,15 @@ async fn nothing_is_retried_once_streaming_started() {
 #[tokio::test]
 async fn reset_mid_stream_keeps_the_partial_text() {
     for wire in ALL {
-        let events = wire.answer(&[], &["The first part. ", "The second part."], &[], Ending::Stop);
+        let events = wire.answer(
+            &[],
+            &["The first part. ", "The second part."],
+            &[],
+            Ending::Stop,
+        );
         // Find where the second text piece starts so the reset falls after the first one was sent.
-        let body: Vec<u8> = crate::support::replay_server::sse_segments(&events, "\n").concat_bytes();
+        let body: Vec<u8> =
+            crate::support::replay_server::sse_segments(&events, "\n").concat_bytes();
         let cut = find(&body, b"The second").unwrap() - 5;
         let mut broken = wire.ok(events, 4096);
         broken["chunked"] = json!(true);
@@ -303,9 +465,17 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 async fn malformed_sse_lines_are_skipped() {
     for wire in ALL {
         let mut events = wire.answer(&[], &["still ", "fine"], &[], Ending::Stop);
-        events.insert(1, json!({"raw": "this line has no field separator\nretry: soon\n: a comment\n\n"}));
+        events.insert(
+            1,
+            json!({"raw": "this line has no field separator\nretry: soon\n: a comment\n\n"}),
+        );
         let r = run(wire, vec![wire.ok(events, 7)]).await;
-        assert_eq!(r.message.stop_reason, StopReason::Stop, "{wire:?}: {}", r.error());
+        assert_eq!(
+            r.message.stop_reason,
+            StopReason::Stop,
+            "{wire:?}: {}",
+            r.error()
+        );
         assert_eq!(r.text(), "still fine");
     }
 }
@@ -316,13 +486,19 @@ async fn invalid_json_in_a_data_line_is_an_error_with_the_partial_kept() {
         let mut events = wire.answer(&[], &["kept ", "lost"], &[], Ending::Stop);
         let at = events.len() - 3;
         let bad = match wire {
-            Wire::Anthropic => json!({"event": "content_block_delta", "data": "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x}"}),
+            Wire::Anthropic => {
+                json!({"event": "content_block_delta", "data": "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x}"})
+            }
             _ => json!({"data": "{\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"x}"}),
         };
         events.insert(at, bad);
         let r = run(wire, vec![wire.ok(events, 11)]).await;
         assert_eq!(r.message.stop_reason, StopReason::Error, "{wire:?}");
-        assert!(r.error().contains("not valid JSON"), "{wire:?}: {}", r.error());
+        assert!(
+            r.error().contains("not valid JSON"),
+            "{wire:?}: {}",
+            r.error()
+        );
         assert!(r.text().starts_with("kept"), "{wire:?}: {}", r.text());
     }
 }
@@ -338,7 +514,11 @@ async fn a_stalled_server_hits_the_idle_timeout() {
         opts.base.idle_timeout = Some(Duration::from_millis(150));
         let r = run_with(wire, vec![stalled], opts).await;
         assert_eq!(r.message.stop_reason, StopReason::Error, "{wire:?}");
-        assert!(r.error().contains("idle timeout"), "{wire:?}: {}", r.error());
+        assert!(
+            r.error().contains("idle timeout"),
+            "{wire:?}: {}",
+            r.error()
+        );
         // The connection is dropped, so the server sees it close.
         r.server.wait_closed(1).await;
     }
@@ -357,12 +537,25 @@ async fn a_server_that_never_answers_hits_the_request_timeout() {
     for wire in ALL {
         let model = build_model(wire.api(), None, &origin).unwrap();
         let client = pi_ai::providers::http_client().unwrap();
-        let api = pi_ai::providers::builtin_apis(&client).into_iter().find(|a| a.api().as_str() == wire.api()).unwrap();
+        let api = pi_ai::providers::builtin_apis(&client)
+            .into_iter()
+            .find(|a| a.api().as_str() == wire.api())
+            .unwrap();
         let mut opts = options();
         opts.base.timeout = Some(Duration::from_millis(200));
-        let message = api.stream_simple(model, context(), opts).finish().await.unwrap();
+        let message = api
+            .stream_simple(model, context(), opts)
+            .finish()
+            .await
+            .unwrap();
         assert_eq!(message.stop_reason, StopReason::Error);
-        assert!(message.error_message.unwrap_or_default().contains("request timeout"), "{wire:?}");
+        assert!(
+            message
+                .error_message
+                .unwrap_or_default()
+                .contains("request timeout"),
+            "{wire:?}"
+        );
     }
     held.abort();
 }
@@ -372,10 +565,18 @@ async fn connection_refused_is_explained() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
-    let model = build_model("openai-completions", Some(&json!({"provider": "ollama"})), &origin).unwrap();
+    let model = build_model(
+        "openai-completions",
+        Some(&json!({"provider": "ollama"})),
+        &origin,
+    )
+    .unwrap();
     let client = pi_ai::providers::http_client().unwrap();
     let api = pi_ai::providers::OpenAiCompletions::new(client);
-    let message = pi_ai::ApiProvider::stream_simple(&api, model, context(), options()).finish().await.unwrap();
+    let message = pi_ai::ApiProvider::stream_simple(&api, model, context(), options())
+        .finish()
+        .await
+        .unwrap();
     let text = message.error_message.unwrap_or_default();
     assert!(text.contains("Could not reach Ollama"), "{text}");
 }
@@ -384,14 +585,20 @@ async fn connection_refused_is_explained() {
 async fn abort_closes_the_connection_within_100_ms_and_keeps_the_partial() {
     for wire in ALL {
         let mut events = wire.answer(&[], &["partial answer"], &[], Ending::Stop);
-        let first_delta = events.iter().position(|e| e.to_string().contains("partial answer")).unwrap();
+        let first_delta = events
+            .iter()
+            .position(|e| e.to_string().contains("partial answer"))
+            .unwrap();
         events.truncate(first_delta + 1);
         let mut stalled = wire.ok(events, 4096);
         stalled["stall"] = json!(true);
         let server = ReplayServer::start(vec![stalled]).await.unwrap();
         let model = build_model(wire.api(), None, &server.origin()).unwrap();
         let client = pi_ai::providers::http_client().unwrap();
-        let api = pi_ai::providers::builtin_apis(&client).into_iter().find(|a| a.api().as_str() == wire.api()).unwrap();
+        let api = pi_ai::providers::builtin_apis(&client)
+            .into_iter()
+            .find(|a| a.api().as_str() == wire.api())
+            .unwrap();
         let token = CancellationToken::new();
         let mut opts = options();
         opts.base.signal = Some(token.clone());
@@ -406,7 +613,9 @@ async fn abort_closes_the_connection_within_100_ms_and_keeps_the_partial() {
         }
         let cancelled_at = Instant::now();
         token.cancel();
-        let closed_at = tokio::time::timeout(Duration::from_secs(5), server.wait_closed(1)).await.unwrap();
+        let closed_at = tokio::time::timeout(Duration::from_secs(5), server.wait_closed(1))
+            .await
+            .unwrap();
         assert!(
             closed_at.saturating_duration_since(cancelled_at) < Duration::from_millis(100),
             "{wire:?}: the server saw the close {:?} after the cancel",
@@ -414,7 +623,9 @@ async fn abort_closes_the_connection_within_100_ms_and_keeps_the_partial() {
         );
         let rest: Vec<AssistantMessageEvent> = stream.collect().await;
         let last = rest.last().expect("a terminal event");
-        let AssistantMessageEvent::Error { reason, error } = last else { panic!("{wire:?}: expected error, got {last:?}") };
+        let AssistantMessageEvent::Error { reason, error } = last else {
+            panic!("{wire:?}: expected error, got {last:?}")
+        };
         assert_eq!(*reason, pi_ai::ErrorReason::Aborted);
         assert_eq!(error.stop_reason, StopReason::Aborted);
         assert_eq!(error.error_message.as_deref(), Some("Request was aborted"));
@@ -429,7 +640,12 @@ async fn a_cancelled_token_sends_nothing() {
         token.cancel();
         let mut opts = options();
         opts.base.signal = Some(token);
-        let r = run_with(wire, vec![wire.ok(wire.answer(&[], &["x"], &[], Ending::Stop), 8)], opts).await;
+        let r = run_with(
+            wire,
+            vec![wire.ok(wire.answer(&[], &["x"], &[], Ending::Stop), 8)],
+            opts,
+        )
+        .await;
         assert_eq!(r.types(), vec!["error"]);
         assert_eq!(r.message.stop_reason, StopReason::Aborted);
         assert_eq!(r.server.requests().len(), 0);
@@ -453,8 +669,17 @@ async fn request_options_reach_the_wire() {
         let mut opts = options();
         opts.base.temperature = Some(0.25);
         opts.base.max_tokens = Some(1000);
-        opts.base.headers = Some([("X-Extra".to_string(), Some("yes".to_string()))].into_iter().collect());
-        let r = run_with(wire, vec![wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64)], opts).await;
+        opts.base.headers = Some(
+            [("X-Extra".to_string(), Some("yes".to_string()))]
+                .into_iter()
+                .collect(),
+        );
+        let r = run_with(
+            wire,
+            vec![wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64)],
+            opts,
+        )
+        .await;
         let request = &r.server.requests()[0];
         assert_eq!(request.body["temperature"], json!(0.25), "{wire:?}");
         let max = match wire {
@@ -463,8 +688,18 @@ async fn request_options_reach_the_wire() {
             Wire::Anthropic => &request.body["max_tokens"],
         };
         assert_eq!(max, &json!(1000), "{wire:?}");
-        assert!(request.all_headers.iter().any(|(k, v)| k == "x-extra" && v == "yes"), "{wire:?}");
-        let auth = request.headers.get("authorization").or_else(|| request.headers.get("x-api-key")).cloned();
+        assert!(
+            request
+                .all_headers
+                .iter()
+                .any(|(k, v)| k == "x-extra" && v == "yes"),
+            "{wire:?}"
+        );
+        let auth = request
+            .headers
+            .get("authorization")
+            .or_else(|| request.headers.get("x-api-key"))
+            .cloned();
         assert!(auth.is_some_and(|a| a.contains("sk-test")), "{wire:?}");
     }
 }
@@ -474,8 +709,17 @@ async fn a_ten_megabyte_answer_streams_through() {
     for wire in ALL {
         let piece = "0123456789abcdef".repeat(64); // 1 KiB
         let pieces: Vec<&str> = std::iter::repeat_n(piece.as_str(), 10 * 1024).collect();
-        let r = run(wire, vec![wire.ok(wire.answer(&[], &pieces, &[], Ending::Stop), 65_536)]).await;
-        assert_eq!(r.message.stop_reason, StopReason::Stop, "{wire:?}: {}", r.error());
+        let r = run(
+            wire,
+            vec![wire.ok(wire.answer(&[], &pieces, &[], Ending::Stop), 65_536)],
+        )
+        .await;
+        assert_eq!(
+            r.message.stop_reason,
+            StopReason::Stop,
+            "{wire:?}: {}",
+            r.error()
+        );
         assert_eq!(r.text().len(), 10 * 1024 * 1024, "{wire:?}");
     }
 }

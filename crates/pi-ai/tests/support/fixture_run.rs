@@ -7,15 +7,19 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use pi_ai::{
-    AssistantBlock, AssistantMessageEvent, CacheRetention, Context, Model, SimpleStreamOptions, ThinkingBudgets,
-    ThinkingLevel, ToolChoice,
+    AssistantBlock, AssistantMessageEvent, CacheRetention, Context, Model, SimpleStreamOptions,
+    ThinkingBudgets, ThinkingLevel, ToolChoice,
 };
 use serde_json::{Map, Value, json};
 
 use super::replay_server::ReplayServer;
 
 /// The APIs the oracle covers.
-pub(crate) const APIS: [&str; 3] = ["openai-completions", "openai-responses", "anthropic-messages"];
+pub(crate) const APIS: [&str; 3] = [
+    "openai-completions",
+    "openai-responses",
+    "anthropic-messages",
+];
 
 /// A parsed fixture file.
 #[derive(Debug, Clone)]
@@ -29,11 +33,15 @@ pub(crate) struct Fixture {
 
 /// Reads a fixture; the api is its directory name and must equal its `api` field.
 pub(crate) fn load(path: &Path) -> Result<Fixture, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
     if !value.is_object() {
-        return Err(format!("{}: a fixture must be a JSON object", path.display()));
+        return Err(format!(
+            "{}: a fixture must be a JSON object",
+            path.display()
+        ));
     }
     let name = path
         .file_name()
@@ -41,18 +49,41 @@ pub(crate) fn load(path: &Path) -> Result<Fixture, String> {
         .and_then(|n| n.strip_suffix(".json"))
         .ok_or_else(|| format!("{}: a fixture file name must end in .json", path.display()))?
         .to_string();
-    let dir = path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or_default().to_string();
-    let api = value.get("api").and_then(Value::as_str).unwrap_or_default().to_string();
+    let dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let api = value
+        .get("api")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     if !APIS.contains(&api.as_str()) {
-        return Err(format!("{}: unsupported api {api:?} (expected one of {APIS:?})", path.display()));
+        return Err(format!(
+            "{}: unsupported api {api:?} (expected one of {APIS:?})",
+            path.display()
+        ));
     }
     if dir != api {
-        return Err(format!("{}: fixture api {api:?} does not match its directory {dir:?}", path.display()));
+        return Err(format!(
+            "{}: fixture api {api:?} does not match its directory {dir:?}",
+            path.display()
+        ));
     }
     if !value.get("responses").is_some_and(Value::is_array) {
-        return Err(format!("{}: \"responses\" must be an array", path.display()));
+        return Err(format!(
+            "{}: \"responses\" must be an array",
+            path.display()
+        ));
     }
-    Ok(Fixture { id: format!("{api}/{name}"), api, name, value })
+    Ok(Fixture {
+        id: format!("{api}/{name}"),
+        api,
+        name,
+        value,
+    })
 }
 
 /// Every `*.json` fixture under `path` (a file, an api directory or a fixtures root), sorted.
@@ -61,7 +92,8 @@ pub(crate) fn collect(path: &Path) -> Result<Vec<std::path::PathBuf>, String> {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut out = Vec::new();
-    let entries = std::fs::read_dir(path).map_err(|e| format!("{}: cannot read directory: {e}", path.display()))?;
+    let entries = std::fs::read_dir(path)
+        .map_err(|e| format!("{}: cannot read directory: {e}", path.display()))?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("{}: {e}", path.display()))?;
         let p = entry.path();
@@ -76,8 +108,16 @@ pub(crate) fn collect(path: &Path) -> Result<Vec<std::path::PathBuf>, String> {
 }
 
 /// The model of a fixture: the oracle's defaults, the fixture's overrides, our api and base URL.
-pub(crate) fn build_model(api: &str, overrides: Option<&Value>, origin: &str) -> Result<Model, String> {
-    let provider = if api == "anthropic-messages" { "anthropic" } else { "openai" };
+pub(crate) fn build_model(
+    api: &str,
+    overrides: Option<&Value>,
+    origin: &str,
+) -> Result<Model, String> {
+    let provider = if api == "anthropic-messages" {
+        "anthropic"
+    } else {
+        "openai"
+    };
     let mut model = json!({
         "id": "fake-model", "api": api, "provider": provider, "reasoning": false, "input": ["text"],
         "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75},
@@ -95,7 +135,11 @@ pub(crate) fn build_model(api: &str, overrides: Option<&Value>, origin: &str) ->
         map.insert("name".into(), id);
     }
     map.insert("api".into(), json!(api));
-    let base = if api == "anthropic-messages" { origin.to_string() } else { format!("{origin}/v1") };
+    let base = if api == "anthropic-messages" {
+        origin.to_string()
+    } else {
+        format!("{origin}/v1")
+    };
     map.insert("baseUrl".into(), json!(base));
     serde_json::from_value(model).map_err(|e| format!("\"model\" is not a valid model: {e}"))
 }
@@ -115,45 +159,74 @@ pub(crate) fn build_options(options: Option<&Value>) -> Result<SimpleStreamOptio
         out.base.temperature = Some(v.as_f64().ok_or("options.temperature must be a number")?);
     }
     if let Some(v) = from("maxTokens") {
-        out.base.max_tokens = Some(v.as_u64().ok_or("options.maxTokens must be a whole number")?);
+        out.base.max_tokens = Some(
+            v.as_u64()
+                .ok_or("options.maxTokens must be a whole number")?,
+        );
     }
     if let Some(v) = from("maxRetries") {
-        out.base.max_retries =
-            u32::try_from(v.as_u64().ok_or("options.maxRetries must be a whole number")?).map_err(|e| e.to_string())?;
+        out.base.max_retries = u32::try_from(
+            v.as_u64()
+                .ok_or("options.maxRetries must be a whole number")?,
+        )
+        .map_err(|e| e.to_string())?;
     }
     if let Some(v) = from("maxRetryDelayMs") {
-        out.base.max_retry_delay_ms = v.as_u64().ok_or("options.maxRetryDelayMs must be a whole number")?;
+        out.base.max_retry_delay_ms = v
+            .as_u64()
+            .ok_or("options.maxRetryDelayMs must be a whole number")?;
     }
     if let Some(v) = from("timeoutMs") {
-        out.base.timeout = Some(Duration::from_millis(v.as_u64().ok_or("options.timeoutMs must be a number")?));
+        out.base.timeout = Some(Duration::from_millis(
+            v.as_u64().ok_or("options.timeoutMs must be a number")?,
+        ));
     }
     if let Some(v) = from("sessionId") {
-        out.base.session_id = Some(v.as_str().ok_or("options.sessionId must be a string")?.to_string());
+        out.base.session_id = Some(
+            v.as_str()
+                .ok_or("options.sessionId must be a string")?
+                .to_string(),
+        );
     }
     if let Some(v) = from("cacheRetention") {
         out.base.cache_retention = Some(
-            serde_json::from_value::<CacheRetention>(v).map_err(|e| format!("options.cacheRetention: {e}"))?,
+            serde_json::from_value::<CacheRetention>(v)
+                .map_err(|e| format!("options.cacheRetention: {e}"))?,
         );
     }
     if let Some(v) = from("reasoning") {
-        out.reasoning =
-            Some(serde_json::from_value::<ThinkingLevel>(v).map_err(|e| format!("options.reasoning: {e}"))?);
+        out.reasoning = Some(
+            serde_json::from_value::<ThinkingLevel>(v)
+                .map_err(|e| format!("options.reasoning: {e}"))?,
+        );
     }
     if let Some(v) = from("thinkingBudgets") {
-        out.thinking_budgets =
-            Some(serde_json::from_value::<ThinkingBudgets>(v).map_err(|e| format!("options.thinkingBudgets: {e}"))?);
+        out.thinking_budgets = Some(
+            serde_json::from_value::<ThinkingBudgets>(v)
+                .map_err(|e| format!("options.thinkingBudgets: {e}"))?,
+        );
     }
     if let Some(v) = from("toolChoice") {
-        out.tool_choice = Some(serde_json::from_value::<ToolChoice>(v).map_err(|e| format!("options.toolChoice: {e}"))?);
+        out.tool_choice = Some(
+            serde_json::from_value::<ToolChoice>(v)
+                .map_err(|e| format!("options.toolChoice: {e}"))?,
+        );
     }
     if let Some(v) = from("headers") {
         let headers = v.as_object().ok_or("options.headers must be an object")?;
         out.base.headers = Some(
-            headers.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string))).collect(),
+            headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string)))
+                .collect(),
         );
     }
     if let Some(v) = from("metadata") {
-        out.base.metadata = Some(v.as_object().ok_or("options.metadata must be an object")?.clone());
+        out.base.metadata = Some(
+            v.as_object()
+                .ok_or("options.metadata must be an object")?
+                .clone(),
+        );
     }
     Ok(out)
 }
@@ -162,7 +235,10 @@ pub(crate) fn build_options(options: Option<&Value>) -> Result<SimpleStreamOptio
 pub(crate) fn strip_timestamps(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
-            map.iter().filter(|(k, _)| k.as_str() != "timestamp").map(|(k, v)| (k.clone(), strip_timestamps(v))).collect(),
+            map.iter()
+                .filter(|(k, _)| k.as_str() != "timestamp")
+                .map(|(k, v)| (k.clone(), strip_timestamps(v)))
+                .collect(),
         ),
         Value::Array(items) => Value::Array(items.iter().map(strip_timestamps).collect()),
         other => other.clone(),
@@ -179,12 +255,19 @@ pub(crate) fn record_event(event: &AssistantMessageEvent) -> Value {
         out.insert("contentIndex".into(), json!(index));
     }
     let block = match event {
-        AssistantMessageEvent::ToolcallStart { partial, .. } | AssistantMessageEvent::ToolcallDelta { partial, .. } => {
-            index.and_then(|i| partial.content.get(usize::try_from(i).unwrap_or(usize::MAX))).map(|b| b.as_ref())
-        }
+        AssistantMessageEvent::ToolcallStart { partial, .. }
+        | AssistantMessageEvent::ToolcallDelta { partial, .. } => index
+            .and_then(|i| {
+                partial
+                    .content
+                    .get(usize::try_from(i).unwrap_or(usize::MAX))
+            })
+            .map(|b| b.as_ref()),
         _ => None,
     };
-    if let (AssistantMessageEvent::ToolcallStart { .. }, Some(AssistantBlock::ToolCall(call))) = (event, block) {
+    if let (AssistantMessageEvent::ToolcallStart { .. }, Some(AssistantBlock::ToolCall(call))) =
+        (event, block)
+    {
         out.insert("id".into(), json!(call.id));
         out.insert("name".into(), json!(call.name));
     }
@@ -197,7 +280,8 @@ pub(crate) fn record_event(event: &AssistantMessageEvent) -> Value {
         out.insert("arguments".into(), call.arguments.clone());
     }
     if let AssistantMessageEvent::ToolcallEnd { tool_call, .. } = event {
-        let tagged = serde_json::to_value(AssistantBlock::ToolCall(tool_call.clone())).unwrap_or(Value::Null);
+        let tagged = serde_json::to_value(AssistantBlock::ToolCall(tool_call.clone()))
+            .unwrap_or(Value::Null);
         out.insert("toolCall".into(), strip_timestamps(&tagged));
     }
     if let Some(reason) = value.get("reason") {
@@ -207,23 +291,33 @@ pub(crate) fn record_event(event: &AssistantMessageEvent) -> Value {
 }
 
 /// Replays `fixture` on a fresh loopback server through `api` and returns the trace.
-pub(crate) async fn run(fixture: &Fixture, apis: &[std::sync::Arc<dyn pi_ai::ApiProvider>]) -> Result<Value, String> {
+pub(crate) async fn run(
+    fixture: &Fixture,
+    apis: &[std::sync::Arc<dyn pi_ai::ApiProvider>],
+) -> Result<Value, String> {
     let v = &fixture.value;
-    let responses = v.get("responses").and_then(Value::as_array).cloned().unwrap_or_default();
-    let server = ReplayServer::start(responses).await.map_err(|e| e.to_string())?;
+    let responses = v
+        .get("responses")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let server = ReplayServer::start(responses)
+        .await
+        .map_err(|e| e.to_string())?;
     let model = build_model(&fixture.api, v.get("model"), &server.origin())?;
     let mut context_json = v.get("context").cloned().unwrap_or_else(|| json!({}));
     if let Some(map) = context_json.as_object_mut() {
         map.entry("messages").or_insert_with(|| json!([]));
     }
-    let context: Context =
-        serde_json::from_value(context_json).map_err(|e| format!("\"context\" is not a valid pi Context: {e}"))?;
+    let context: Context = serde_json::from_value(context_json)
+        .map_err(|e| format!("\"context\" is not a valid pi Context: {e}"))?;
     let options = build_options(v.get("options"))?;
     let api = apis
         .iter()
         .find(|a| a.api().as_str() == fixture.api)
         .ok_or_else(|| format!("no adapter for api {}", fixture.api))?;
-    let watchdog = Duration::from_millis(v.get("timeoutMs").and_then(Value::as_u64).unwrap_or(20_000));
+    let watchdog =
+        Duration::from_millis(v.get("timeoutMs").and_then(Value::as_u64).unwrap_or(20_000));
     let mut stream = api.stream_simple(model, context, options);
     let consume = async {
         let mut events = Vec::new();
@@ -236,12 +330,23 @@ pub(crate) async fn run(fixture: &Fixture, apis: &[std::sync::Arc<dyn pi_ai::Api
         }
         (events, last)
     };
-    let (events, last) = tokio::time::timeout(watchdog, consume)
-        .await
-        .map_err(|_| format!("{}: the stream did not finish within {} ms", fixture.id, watchdog.as_millis()))?;
-    let message = last.ok_or_else(|| format!("{}: the stream ended without a terminal event", fixture.id))?;
-    let message = strip_timestamps(&serde_json::to_value(pi_ai::Message::Assistant(message)).map_err(|e| e.to_string())?);
-    let requests: Vec<Value> = server.requests().iter().map(super::replay_server::RecordedRequest::to_json).collect();
+    let (events, last) = tokio::time::timeout(watchdog, consume).await.map_err(|_| {
+        format!(
+            "{}: the stream did not finish within {} ms",
+            fixture.id,
+            watchdog.as_millis()
+        )
+    })?;
+    let message =
+        last.ok_or_else(|| format!("{}: the stream ended without a terminal event", fixture.id))?;
+    let message = strip_timestamps(
+        &serde_json::to_value(pi_ai::Message::Assistant(message)).map_err(|e| e.to_string())?,
+    );
+    let requests: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(super::replay_server::RecordedRequest::to_json)
+        .collect();
     Ok(json!({
         "fixture": fixture.id,
         "events": events,

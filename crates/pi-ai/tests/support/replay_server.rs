@@ -57,8 +57,11 @@ pub(crate) struct RecordedRequest {
 impl RecordedRequest {
     /// The trace form `{method, path, headers, body}`.
     pub(crate) fn to_json(&self) -> Value {
-        let headers: serde_json::Map<String, Value> =
-            self.headers.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        let headers: serde_json::Map<String, Value> = self
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
         serde_json::json!({
             "method": self.method,
             "path": self.path,
@@ -86,7 +89,10 @@ impl Shared {
     }
 
     fn push_closed(&self, at: Instant) {
-        self.closed.lock().unwrap_or_else(PoisonError::into_inner).push(at);
+        self.closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(at);
         self.changed.notify_waiters();
     }
 }
@@ -122,14 +128,18 @@ impl ReplayServer {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|e| ServerError(format!("cannot bind the replay server: {e}")))?;
-        let addr = listener.local_addr().map_err(|e| ServerError(format!("no local address: {e}")))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| ServerError(format!("no local address: {e}")))?;
         let shared = Arc::new(Shared::default());
         let script = Arc::new(responses);
         let task = tokio::spawn({
             let shared = Arc::clone(&shared);
             async move {
                 loop {
-                    let Ok((socket, _)) = listener.accept().await else { continue };
+                    let Ok((socket, _)) = listener.accept().await else {
+                        continue;
+                    };
                     let shared = Arc::clone(&shared);
                     let script = Arc::clone(&script);
                     tokio::spawn(async move {
@@ -148,12 +158,20 @@ impl ReplayServer {
 
     /// Requests received so far, in arrival order.
     pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.requests.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.shared
+            .requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Instants at which a client closed a connection the server was holding open (`stall`) or writing to.
     pub(crate) fn closed(&self) -> Vec<Instant> {
-        self.shared.closed.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.shared
+            .closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Waits until at least `n` connections were seen closed by the client.
@@ -188,7 +206,9 @@ enum After {
 async fn serve_connection(mut socket: TcpStream, shared: &Shared, script: &[Value]) {
     let mut buffer = Vec::new();
     loop {
-        let Some(request) = read_request(&mut socket, &mut buffer).await else { return };
+        let Some(request) = read_request(&mut socket, &mut buffer).await else {
+            return;
+        };
         let index = shared.push_request(request);
         let after = match script.get(index) {
             Some(response) => respond(&mut socket, response, shared).await,
@@ -196,7 +216,14 @@ async fn serve_connection(mut socket: TcpStream, shared: &Shared, script: &[Valu
                 let body = serde_json::json!({"error": {"message": format!(
                     "replay server: no response scripted for request {}", index + 1)}})
                 .to_string();
-                write_plain(&mut socket, 500, &BTreeMap::new(), body.as_bytes(), "application/json").await
+                write_plain(
+                    &mut socket,
+                    500,
+                    &BTreeMap::new(),
+                    body.as_bytes(),
+                    "application/json",
+                )
+                .await
             }
         };
         if matches!(after, After::Close) {
@@ -227,18 +254,26 @@ async fn read_request(socket: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<Re
             all_headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
         }
     }
-    let header = |name: &str| all_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-    let body_bytes = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        read_chunked_body(socket, buffer).await?
-    } else {
-        let length: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
-        while buffer.len() < length {
-            if !read_more(socket, buffer).await {
-                return None;
-            }
-        }
-        buffer.drain(..length).collect()
+    let header = |name: &str| {
+        all_headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     };
+    let body_bytes =
+        if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+            read_chunked_body(socket, buffer).await?
+        } else {
+            let length: usize = header("content-length")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            while buffer.len() < length {
+                if !read_more(socket, buffer).await {
+                    return None;
+                }
+            }
+            buffer.drain(..length).collect()
+        };
     let body = if body_bytes.is_empty() {
         Value::Null
     } else {
@@ -250,7 +285,13 @@ async fn read_request(socket: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<Re
         .filter(|(k, _)| LOGGED_HEADERS.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    Some(RecordedRequest { method, path, headers, all_headers, body })
+    Some(RecordedRequest {
+        method,
+        path,
+        headers,
+        all_headers,
+        body,
+    })
 }
 
 async fn read_chunked_body(socket: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<Vec<u8>> {
@@ -300,40 +341,89 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
 }
 
 async fn respond(socket: &mut TcpStream, response: &Value, shared: &Shared) -> After {
-    let status = response.get("status").and_then(Value::as_u64).unwrap_or(200);
+    let status = response
+        .get("status")
+        .and_then(Value::as_u64)
+        .unwrap_or(200);
     let headers = string_map(response.get("headers"));
     if status != 200 || response.get("body").is_some() {
         let body = response.get("body").and_then(Value::as_str).unwrap_or("");
-        let content_type = response.get("content_type").and_then(Value::as_str).unwrap_or("application/json");
+        let content_type = response
+            .get("content_type")
+            .and_then(Value::as_str)
+            .unwrap_or("application/json");
         return write_plain(socket, status, &headers, body.as_bytes(), content_type).await;
     }
-    let eol = response.get("line_ending").and_then(Value::as_str).unwrap_or("\n");
-    let entries = response.get("events").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let eol = response
+        .get("line_ending")
+        .and_then(Value::as_str)
+        .unwrap_or("\n");
+    let entries = response
+        .get("events")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let segments = sse_segments(entries, eol);
-    let chunked = response.get("chunked").and_then(Value::as_bool).unwrap_or(false);
-    let content_type = response.get("content_type").and_then(Value::as_str).unwrap_or("text/event-stream");
+    let chunked = response
+        .get("chunked")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let content_type = response
+        .get("content_type")
+        .and_then(Value::as_str)
+        .unwrap_or("text/event-stream");
     let mut head = String::from("HTTP/1.1 200 OK\r\n");
     for (k, v) in &headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
-    head.push_str(&format!("content-type: {content_type}\r\ncache-control: no-cache\r\n"));
-    head.push_str(if chunked { "transfer-encoding: chunked\r\n\r\n" } else { "connection: close\r\n\r\n" });
+    head.push_str(&format!(
+        "content-type: {content_type}\r\ncache-control: no-cache\r\n"
+    ));
+    head.push_str(if chunked {
+        "transfer-encoding: chunked\r\n\r\n"
+    } else {
+        "connection: close\r\n\r\n"
+    });
     if socket.write_all(head.as_bytes()).await.is_err() {
         shared.push_closed(Instant::now());
         return After::Close;
     }
-    let step = response.get("chunk_bytes").and_then(Value::as_u64).unwrap_or(7).max(1) as usize;
-    let delay = Duration::from_secs_f64(response.get("delay_ms").and_then(Value::as_f64).unwrap_or(1.0) / 1000.0);
-    let split_utf8 = response.get("split_utf8").and_then(Value::as_bool).unwrap_or(false);
-    let reset_after = response.get("reset_after").and_then(Value::as_u64).map(|n| n as usize);
-    let stall = response.get("stall").and_then(Value::as_bool).unwrap_or(false);
+    let step = response
+        .get("chunk_bytes")
+        .and_then(Value::as_u64)
+        .unwrap_or(7)
+        .max(1) as usize;
+    let delay = Duration::from_secs_f64(
+        response
+            .get("delay_ms")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0)
+            / 1000.0,
+    );
+    let split_utf8 = response
+        .get("split_utf8")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let reset_after = response
+        .get("reset_after")
+        .and_then(Value::as_u64)
+        .map(|n| n as usize);
+    let stall = response
+        .get("stall")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let mut budget = reset_after;
     for (payload, pause) in &segments {
         let limit = budget.map_or(payload.len(), |b| b.min(payload.len()));
@@ -367,7 +457,10 @@ async fn respond(socket: &mut TcpStream, response: &Value, shared: &Shared) -> A
     if reset_after.is_some() {
         // Give the client time to read what was sent, then abort with RST (linger 0) instead of FIN.
         tokio::time::sleep(Duration::from_millis(50)).await;
-        #[allow(deprecated, reason = "set_linger(0) is exactly the abortive close this fixture asks for")]
+        #[allow(
+            deprecated,
+            reason = "set_linger(0) is exactly the abortive close this fixture asks for"
+        )]
         let _ = socket.set_linger(Some(Duration::ZERO));
         return After::Close;
     }
@@ -401,7 +494,10 @@ async fn write_plain(
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
-    head.push_str(&format!("content-type: {content_type}\r\ncontent-length: {}\r\n\r\n", body.len()));
+    head.push_str(&format!(
+        "content-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    ));
     let mut bytes = head.into_bytes();
     bytes.extend_from_slice(body);
     if socket.write_all(&bytes).await.is_err() || socket.flush().await.is_err() {
@@ -433,17 +529,28 @@ pub(crate) fn sse_segments(entries: &[Value], eol: &str) -> Vec<(Vec<u8>, Durati
     let mut current = String::new();
     for entry in entries {
         if let Some(ms) = entry.get("pause_ms").and_then(Value::as_f64) {
-            segments.push((std::mem::take(&mut current).into_bytes(), Duration::from_secs_f64(ms / 1000.0)));
+            segments.push((
+                std::mem::take(&mut current).into_bytes(),
+                Duration::from_secs_f64(ms / 1000.0),
+            ));
         } else if let Some(raw) = entry.get("raw").and_then(Value::as_str) {
             current.push_str(raw);
         } else if let Some(comment) = entry.get("comment") {
-            let text = comment.as_str().map_or_else(|| comment.to_string(), str::to_string);
+            let text = comment
+                .as_str()
+                .map_or_else(|| comment.to_string(), str::to_string);
             current.push_str(&format!(": {text}{eol}{eol}"));
         } else {
             let data = entry.get("data").unwrap_or(&Value::Null);
             // serde_json (with preserve_order) writes compactly, keeps key order and raw UTF-8.
-            let text = data.as_str().map_or_else(|| data.to_string(), str::to_string);
-            if let Some(event) = entry.get("event").and_then(Value::as_str).filter(|e| !e.is_empty()) {
+            let text = data
+                .as_str()
+                .map_or_else(|| data.to_string(), str::to_string);
+            if let Some(event) = entry
+                .get("event")
+                .and_then(Value::as_str)
+                .filter(|e| !e.is_empty())
+            {
                 current.push_str(&format!("event: {event}{eol}"));
             }
             current.push_str(&format!("data: {text}{eol}{eol}"));
@@ -493,5 +600,9 @@ pub(crate) fn pieces(payload: &[u8], step: usize, split_utf8: bool) -> Vec<&[u8]
     let mut edges = vec![0];
     edges.extend(bounds);
     edges.push(payload.len());
-    edges.windows(2).map(|w| &payload[w[0]..w[1]]).filter(|p| !p.is_empty()).collect()
+    edges
+        .windows(2)
+        .map(|w| &payload[w[0]..w[1]])
+        .filter(|p| !p.is_empty())
+        .collect()
 }

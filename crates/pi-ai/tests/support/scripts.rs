@@ -46,7 +46,13 @@ impl Wire {
     }
 
     /// SSE entries of an answer with optional thinking, text and tool calls. Usage: 100 in, 20 out.
-    pub(crate) fn answer(self, thinking: &[&str], text: &[&str], calls: &[Call<'_>], ending: Ending) -> Vec<Value> {
+    pub(crate) fn answer(
+        self,
+        thinking: &[&str],
+        text: &[&str],
+        calls: &[Call<'_>],
+        ending: Ending,
+    ) -> Vec<Value> {
         match self {
             Wire::Completions => completions(thinking, text, calls, ending),
             Wire::Responses => responses(thinking, text, calls, ending),
@@ -62,7 +68,9 @@ impl Wire {
     /// A plain error response as the provider would send it.
     pub(crate) fn error(self, status: u16, message: &str) -> Value {
         let body = match self {
-            Wire::Anthropic => json!({"type": "error", "error": {"type": "api_error", "message": message}}),
+            Wire::Anthropic => {
+                json!({"type": "error", "error": {"type": "api_error", "message": message}})
+            }
             _ => json!({"error": {"message": message, "type": "api_error", "code": null}}),
         };
         json!({"status": status, "body": body.to_string()})
@@ -89,7 +97,10 @@ fn completions(thinking: &[&str], text: &[&str], calls: &[Call<'_>], ending: End
             None,
         ));
         for a in call.args {
-            out.push(oc(json!({"tool_calls": [{"index": i, "function": {"arguments": a}}]}), None));
+            out.push(oc(
+                json!({"tool_calls": [{"index": i, "function": {"arguments": a}}]}),
+                None,
+            ));
         }
     }
     let finish = match ending {
@@ -122,35 +133,65 @@ fn anthropic(thinking: &[&str], text: &[&str], calls: &[Call<'_>], ending: Endin
     out.push(an("ping", json!({"type": "ping"})));
     let mut index = 0;
     if !thinking.is_empty() {
-        out.push(an("content_block_start", json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "thinking", "thinking": "", "signature": ""}})));
+        out.push(an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        ));
         for t in thinking {
-            out.push(an("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "thinking_delta", "thinking": t}})));
+            out.push(an(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "thinking_delta", "thinking": t}}),
+            ));
         }
-        out.push(an("content_block_delta", json!({"type": "content_block_delta", "index": index,
-            "delta": {"type": "signature_delta", "signature": "sig-1"}})));
-        out.push(an("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        out.push(an(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index,
+            "delta": {"type": "signature_delta", "signature": "sig-1"}}),
+        ));
+        out.push(an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         index += 1;
     }
     if !text.is_empty() {
-        out.push(an("content_block_start", json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "text", "text": ""}})));
+        out.push(an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "text", "text": ""}}),
+        ));
         for t in text {
-            out.push(an("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "text_delta", "text": t}})));
+            out.push(an(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "text_delta", "text": t}}),
+            ));
         }
-        out.push(an("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        out.push(an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         index += 1;
     }
     for call in calls {
-        out.push(an("content_block_start", json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}})));
+        out.push(an(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}}),
+        ));
         for a in call.args {
-            out.push(an("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": a}})));
+            out.push(an(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": a}}),
+            ));
         }
-        out.push(an("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        out.push(an(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         index += 1;
     }
     let reason = match ending {
@@ -160,42 +201,61 @@ fn anthropic(thinking: &[&str], text: &[&str], calls: &[Call<'_>], ending: Endin
         Ending::Refused => "refusal",
         Ending::Missing => return out,
     };
-    out.push(an("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": reason},
-        "usage": {"output_tokens": 20}})));
+    out.push(an(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": reason},
+        "usage": {"output_tokens": 20}}),
+    ));
     out.push(an("message_stop", json!({"type": "message_stop"})));
     out
 }
 
 fn rs(data: Value) -> Value {
-    let kind = data.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+    let kind = data
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     json!({"event": kind, "data": data})
 }
 
 fn responses(thinking: &[&str], text: &[&str], calls: &[Call<'_>], ending: Ending) -> Vec<Value> {
-    let mut out = vec![rs(json!({"type": "response.created", "response": {"id": "resp_t", "status": "in_progress"}}))];
+    let mut out = vec![rs(
+        json!({"type": "response.created", "response": {"id": "resp_t", "status": "in_progress"}}),
+    )];
     let mut oi = 0;
     if !thinking.is_empty() {
-        out.push(rs(json!({"type": "response.output_item.added", "output_index": oi,
-            "item": {"id": "rs_t", "type": "reasoning", "summary": []}})));
+        out.push(rs(
+            json!({"type": "response.output_item.added", "output_index": oi,
+            "item": {"id": "rs_t", "type": "reasoning", "summary": []}}),
+        ));
         for t in thinking {
-            out.push(rs(json!({"type": "response.reasoning_summary_text.delta", "output_index": oi,
-                "summary_index": 0, "delta": t})));
+            out.push(rs(
+                json!({"type": "response.reasoning_summary_text.delta", "output_index": oi,
+                "summary_index": 0, "delta": t}),
+            ));
         }
         out.push(rs(json!({"type": "response.reasoning_summary_part.done", "output_index": oi, "summary_index": 0})));
-        out.push(rs(json!({"type": "response.output_item.done", "output_index": oi,
+        out.push(rs(
+            json!({"type": "response.output_item.done", "output_index": oi,
             "item": {"id": "rs_t", "type": "reasoning",
-                "summary": [{"type": "summary_text", "text": thinking.concat()}]}})));
+                "summary": [{"type": "summary_text", "text": thinking.concat()}]}}),
+        ));
         oi += 1;
     }
     if !text.is_empty() {
-        out.push(rs(json!({"type": "response.output_item.added", "output_index": oi,
-            "item": {"id": "msg_t", "type": "message", "role": "assistant", "content": []}})));
+        out.push(rs(
+            json!({"type": "response.output_item.added", "output_index": oi,
+            "item": {"id": "msg_t", "type": "message", "role": "assistant", "content": []}}),
+        ));
         for t in text {
             out.push(rs(json!({"type": "response.output_text.delta", "output_index": oi, "content_index": 0, "delta": t})));
         }
-        out.push(rs(json!({"type": "response.output_item.done", "output_index": oi,
+        out.push(rs(
+            json!({"type": "response.output_item.done", "output_index": oi,
             "item": {"id": "msg_t", "type": "message", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": text.concat(), "annotations": []}]}})));
+                "content": [{"type": "output_text", "text": text.concat(), "annotations": []}]}}),
+        ));
         oi += 1;
     }
     for call in calls {
@@ -205,14 +265,18 @@ fn responses(thinking: &[&str], text: &[&str], calls: &[Call<'_>], ending: Endin
         for a in call.args {
             out.push(rs(json!({"type": "response.function_call_arguments.delta", "output_index": oi, "delta": a})));
         }
-        out.push(rs(json!({"type": "response.output_item.done", "output_index": oi,
+        out.push(rs(
+            json!({"type": "response.output_item.done", "output_index": oi,
             "item": {"id": item_id, "type": "function_call", "call_id": call.id, "name": call.name,
-                "arguments": call.args.concat()}})));
+                "arguments": call.args.concat()}}),
+        ));
         oi += 1;
     }
     let usage = json!({"input_tokens": 100, "output_tokens": 20, "total_tokens": 120});
     let response = match ending {
-        Ending::Stop | Ending::ToolUse => json!({"id": "resp_t", "status": "completed", "usage": usage}),
+        Ending::Stop | Ending::ToolUse => {
+            json!({"id": "resp_t", "status": "completed", "usage": usage})
+        }
         Ending::Length => json!({"id": "resp_t", "status": "incomplete",
             "incomplete_details": {"reason": "max_output_tokens"}, "usage": usage}),
         Ending::Refused => json!({"id": "resp_t", "status": "incomplete",

@@ -20,7 +20,10 @@ fn clean(v: &Value) -> Value {
     match v {
         Value::Array(items) => Value::Array(items.iter().map(clean).collect()),
         Value::Object(map) => Value::Object(
-            map.iter().filter(|(k, _)| !SCRATCH.contains(&k.as_str())).map(|(k, x)| (k.clone(), clean(x))).collect(),
+            map.iter()
+                .filter(|(k, _)| !SCRATCH.contains(&k.as_str()))
+                .map(|(k, x)| (k.clone(), clean(x)))
+                .collect(),
         ),
         other => other.clone(),
     }
@@ -30,15 +33,22 @@ fn clean(v: &Value) -> Value {
 pub(crate) fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             x == y || (x - y).abs() <= 1e-12 * 1f64.max(x.abs()).max(y.abs())
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.keys().chain(y.keys()).all(|k| match (x.get(k), y.get(k)) {
-                (Some(p), Some(q)) => equal(p, q),
-                _ => false,
-            })
+            x.keys()
+                .chain(y.keys())
+                .all(|k| match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => equal(p, q),
+                    _ => false,
+                })
         }
         _ => a == b,
     }
@@ -48,7 +58,9 @@ fn status_of(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     for i in 0..bytes.len().saturating_sub(2) {
         let window = &bytes[i..i + 3];
-        let is_status = matches!(window[0], b'4' | b'5') && window[1].is_ascii_digit() && window[2].is_ascii_digit();
+        let is_status = matches!(window[0], b'4' | b'5')
+            && window[1].is_ascii_digit()
+            && window[2].is_ascii_digit();
         let before_ok = i == 0 || !bytes[i - 1].is_ascii_digit();
         let after_ok = bytes.get(i + 3).is_none_or(|c| !c.is_ascii_digit());
         if is_status && before_ok && after_ok {
@@ -59,7 +71,11 @@ fn status_of(text: &str) -> Option<String> {
 }
 
 fn requests(trace: &Value) -> Value {
-    let list = trace.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
+    let list = trace
+        .get("requests")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     Value::Array(
         list.iter()
             .map(|q| {
@@ -89,11 +105,17 @@ fn deltas_add_up(events: &[Value], message: &Value) -> Option<String> {
         }
     }
     for (index, text) in acc {
-        let block = message.get("content").and_then(|c| c.get(usize::try_from(index).unwrap_or(usize::MAX)));
-        let final_text = block.and_then(|b| b.get("text").or_else(|| b.get("thinking"))).and_then(Value::as_str);
+        let block = message
+            .get("content")
+            .and_then(|c| c.get(usize::try_from(index).unwrap_or(usize::MAX)));
+        let final_text = block
+            .and_then(|b| b.get("text").or_else(|| b.get("thinking")))
+            .and_then(Value::as_str);
         if let Some(final_text) = final_text {
             if !final_text.ends_with(&text) {
-                return Some(format!("block {index}: streamed deltas do not add up to the final content"));
+                return Some(format!(
+                    "block {index}: streamed deltas do not add up to the final content"
+                ));
             }
         }
     }
@@ -110,37 +132,72 @@ pub(crate) fn conformance(name: &str, expected: &Value, actual: &Value) -> Optio
     let em = e.get("message").unwrap_or(&null);
     let am = a.get("message").unwrap_or(&null);
     if em.get("stopReason") != am.get("stopReason") {
-        return Some(format!("stopReason {:?} (expected {:?})", am.get("stopReason"), em.get("stopReason")));
+        return Some(format!(
+            "stopReason {:?} (expected {:?})",
+            am.get("stopReason"),
+            em.get("stopReason")
+        ));
     }
     if KNOWN_PI_DEFECTS.contains(&name) {
         return None;
     }
-    let e_err = em.get("errorMessage").and_then(Value::as_str).filter(|s| !s.is_empty());
-    let a_err = am.get("errorMessage").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let e_err = em
+        .get("errorMessage")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    let a_err = am
+        .get("errorMessage")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
     if e_err.is_some() != a_err.is_some() {
         return Some(format!("errorMessage {a_err:?} (expected {e_err:?})"));
     }
     if let Some(status) = e_err.and_then(status_of) {
         if !a_err.unwrap_or_default().contains(&status) {
-            return Some(format!("errorMessage does not mention HTTP {status}: {a_err:?}"));
+            return Some(format!(
+                "errorMessage does not mention HTTP {status}: {a_err:?}"
+            ));
         }
     }
-    for k in ["content", "usage", "api", "provider", "model", "responseId", "responseModel", "rawStopReason"] {
+    for k in [
+        "content",
+        "usage",
+        "api",
+        "provider",
+        "model",
+        "responseId",
+        "responseModel",
+        "rawStopReason",
+    ] {
         let same = match (em.get(k), am.get(k)) {
             (None, None) => true,
             (Some(p), Some(q)) => equal(p, q),
             _ => false,
         };
         if !same {
-            return Some(format!("message.{k} differs: expected {:?}, got {:?}", em.get(k), am.get(k)));
+            return Some(format!(
+                "message.{k} differs: expected {:?}, got {:?}",
+                em.get(k),
+                am.get(k)
+            ));
         }
     }
-    let last = |t: &Value| t.get("events").and_then(Value::as_array).and_then(|l| l.last()).cloned().unwrap_or(Value::Null);
+    let last = |t: &Value| {
+        t.get("events")
+            .and_then(Value::as_array)
+            .and_then(|l| l.last())
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
     let (et, at) = (last(&e), last(&a));
     if et.get("type") != at.get("type") || et.get("reason") != at.get("reason") {
         return Some(format!("terminal event {at} (expected {et})"));
     }
-    let events = a.get("events").and_then(Value::as_array).cloned().unwrap_or_default();
+    let events = a
+        .get("events")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     deltas_add_up(&events, am)
 }
 
