@@ -12,6 +12,7 @@ use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -29,7 +30,7 @@ use crate::agent_loop::{
     run_agent_loop_without_initial_steering,
 };
 use crate::agent_message::AgentMessage;
-use crate::agent_state::{AgentState, reduce};
+use crate::agent_state::{AgentState, LiveState};
 use crate::agent_tool::{SharedAgentTool, ToolExecutionMode};
 use crate::guard::panic_message;
 use crate::loop_config::{
@@ -283,7 +284,7 @@ struct AgentInner {
 }
 
 struct Shared {
-    state: AgentState,
+    live: LiveState,
     config: AgentConfig,
     steering: MessageQueue,
     follow_up: MessageQueue,
@@ -368,9 +369,9 @@ struct RunGuard {
 impl Drop for RunGuard {
     fn drop(&mut self) {
         let mut shared = self.inner.lock();
-        shared.state.is_streaming = false;
-        shared.state.streaming_message = None;
-        shared.state.pending_tool_calls.clear();
+        shared.live.state.is_streaming = false;
+        shared.live.streaming_event = None;
+        shared.live.state.pending_tool_calls.clear();
         if shared.run.as_ref().is_some_and(|run| run.id == self.id) {
             shared.run = None;
         }
@@ -395,7 +396,7 @@ impl Agent {
             error_message: None,
         };
         let shared = Shared {
-            state,
+            live: LiveState::new(state),
             config: options.config,
             steering: MessageQueue::new(options.steering_mode),
             follow_up: MessageQueue::new(options.follow_up_mode),
@@ -422,52 +423,62 @@ impl Agent {
 
     /// A snapshot of the whole state (lists are copied; later changes do not show in it).
     pub fn state(&self) -> AgentState {
-        self.inner.lock().state.clone()
+        self.inner.lock().live.snapshot()
     }
 
-    /// Reads the state in place without copying it. Do not call other `Agent` methods inside `read`.
-    pub fn with_state<T>(&self, read: impl FnOnce(&AgentState) -> T) -> T {
-        read(&self.inner.lock().state)
+    /// The message between its `message_start` and `message_end` (any role), if any.
+    pub fn streaming_message(&self) -> Option<AgentMessage> {
+        self.inner.lock().live.streaming_message()
+    }
+
+    /// Ids of the tool calls that started and have not ended, in start order.
+    pub fn pending_tool_calls(&self) -> Vec<String> {
+        self.inner.lock().live.state.pending_tool_calls.clone()
+    }
+
+    /// Error text of the most recent failed or aborted turn.
+    pub fn error_message(&self) -> Option<String> {
+        self.inner.lock().live.state.error_message.clone()
     }
 
     /// True from run start until the run settled (after the `agent_end` listeners).
     pub fn is_streaming(&self) -> bool {
-        self.inner.lock().state.is_streaming
+        self.inner.lock().live.state.is_streaming
     }
 
     /// A copy of the transcript.
     pub fn messages(&self) -> Vec<AgentMessage> {
-        self.inner.lock().state.messages.clone()
+        self.inner.lock().live.state.messages.clone()
     }
 
     /// Replaces the transcript with a copy of `messages` (does not clear `error_message`).
     pub fn set_messages(&self, messages: Vec<AgentMessage>) {
-        self.inner.lock().state.messages = messages;
+        self.inner.lock().live.state.messages = messages;
     }
 
     /// Mutates the transcript in place (pi lets callers mutate the live array).
     pub fn update_messages<T>(&self, update: impl FnOnce(&mut Vec<AgentMessage>) -> T) -> T {
-        update(&mut self.inner.lock().state.messages)
+        update(&mut self.inner.lock().live.state.messages)
     }
 
     /// Replaces the tool list (used by the next run).
     pub fn set_tools(&self, tools: Vec<SharedAgentTool>) {
-        self.inner.lock().state.tools = tools;
+        self.inner.lock().live.state.tools = tools;
     }
 
     /// Sets the system prompt (used by the next run).
     pub fn set_system_prompt(&self, system_prompt: impl Into<String>) {
-        self.inner.lock().state.system_prompt = system_prompt.into();
+        self.inner.lock().live.state.system_prompt = system_prompt.into();
     }
 
     /// Sets the model (used by the next run).
     pub fn set_model(&self, model: Model) {
-        self.inner.lock().state.model = model;
+        self.inner.lock().live.state.model = model;
     }
 
     /// Sets the thinking level (used by the next run; `Off` = no reasoning option).
     pub fn set_thinking_level(&self, thinking_level: ModelThinkingLevel) {
-        self.inner.lock().state.thinking_level = thinking_level;
+        self.inner.lock().live.state.thinking_level = thinking_level;
     }
 
     /// A copy of the options.
@@ -543,7 +554,7 @@ impl Agent {
         if shared.run.is_some() {
             return Err(AgentError::AlreadyProcessingContinue);
         }
-        match shared.state.messages.last() {
+        match shared.live.state.messages.last() {
             None => Err(AgentError::NoMessagesToContinue),
             Some(AgentMessage::Assistant(_)) => {
                 let steering = shared.steering.drain();
@@ -573,13 +584,13 @@ impl Agent {
             cancel: cancel.clone(),
             idle: idle_rx,
         });
-        shared.state.is_streaming = true;
-        shared.state.streaming_message = None;
-        shared.state.error_message = None;
+        shared.live.state.is_streaming = true;
+        shared.live.streaming_event = None;
+        shared.live.state.error_message = None;
         let context = AgentContext {
-            system_prompt: shared.state.system_prompt.clone(),
-            messages: shared.state.messages.clone(),
-            tools: shared.state.tools.clone(),
+            system_prompt: shared.live.state.system_prompt.clone(),
+            messages: shared.live.state.messages.clone(),
+            tools: shared.live.state.tools.clone(),
         };
         let config = self.loop_config(shared);
         RunStart {
@@ -599,7 +610,7 @@ impl Agent {
     fn loop_config(&self, shared: &Shared) -> AgentLoopConfig {
         let options = &shared.config;
         let mut stream_options = SimpleStreamOptions {
-            reasoning: shared.state.thinking_level.reasoning(),
+            reasoning: shared.live.state.thinking_level.reasoning(),
             thinking_budgets: options.thinking_budgets.clone(),
             ..SimpleStreamOptions::default()
         };
@@ -651,7 +662,7 @@ impl Agent {
             });
 
         AgentLoopConfig {
-            model: shared.state.model.clone(),
+            model: shared.live.state.model.clone(),
             stream_options,
             convert_to_llm: options
                 .convert_to_llm
@@ -694,11 +705,11 @@ impl Agent {
         if shared.run.is_some() {
             return Err(AgentError::AlreadyProcessingReset);
         }
-        shared.state.messages.clear();
-        shared.state.is_streaming = false;
-        shared.state.streaming_message = None;
-        shared.state.pending_tool_calls.clear();
-        shared.state.error_message = None;
+        shared.live.state.messages.clear();
+        shared.live.state.is_streaming = false;
+        shared.live.streaming_event = None;
+        shared.live.state.pending_tool_calls.clear();
+        shared.live.state.error_message = None;
         shared.steering.clear();
         shared.follow_up.clear();
         Ok(())
@@ -824,9 +835,9 @@ async fn report_failure(
     cancel: &CancellationToken,
     error: &AgentLoopError,
 ) -> Result<(), AgentError> {
-    let model = inner.lock().state.model.clone();
+    let model = inner.lock().live.state.model.clone();
     for event in failure_events(failure_message(&model, cancel, &error.to_string())) {
-        sink.emit(event)
+        sink.emit_owned(event)
             .await
             .map_err(|error| AgentError::Listener(error.message().to_string()))?;
     }
@@ -834,6 +845,9 @@ async fn report_failure(
 }
 
 /// Delivers one run's events: the reducer first, then every listener in subscription order (spec 6.4).
+///
+/// The work starts when `emit` is called (the loop awaits it right away): listeners that finish synchronously cost
+/// no allocation; the first one that does not is awaited, and the rest follow in order.
 struct RunSink {
     inner: Arc<AgentInner>,
     run_id: u64,
@@ -841,50 +855,82 @@ struct RunSink {
 }
 
 impl AgentEventSink for RunSink {
-    fn emit(&self, event: AgentEvent) -> EmitFuture {
-        let inner = Arc::clone(&self.inner);
-        let run_id = self.run_id;
-        let cancel = self.cancel.clone();
-        async move { dispatch(&inner, run_id, &cancel, event).await }.boxed()
+    fn emit(&self, event: Arc<AgentEvent>) -> EmitFuture {
+        {
+            let mut shared = self.inner.lock();
+            // Events of a run that already settled are refused (spec 2.5 hazard; 6.7 d).
+            if shared.run.as_ref().map(|run| run.id) != Some(self.run_id) {
+                return EmitFuture::ready(Ok(()));
+            }
+            shared.live.reduce(&event);
+        }
+        let mut last_called = 0;
+        while let Some((id, listener)) = next_listener(&self.inner, last_called) {
+            last_called = id;
+            let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut call = listener(Arc::clone(&event), self.cancel.clone());
+                let poll = call
+                    .as_mut()
+                    .poll(&mut TaskContext::from_waker(Waker::noop()));
+                (call, poll)
+            }));
+            match started {
+                Ok((_, Poll::Ready(Ok(())))) => {}
+                Ok((_, Poll::Ready(Err(error)))) => {
+                    return EmitFuture::ready(Err(EmitError::new(error.message())));
+                }
+                Err(panic) => {
+                    return EmitFuture::ready(Err(EmitError::new(panic_message(
+                        "listener", &*panic,
+                    ))));
+                }
+                Ok((call, Poll::Pending)) => {
+                    let inner = Arc::clone(&self.inner);
+                    let cancel = self.cancel.clone();
+                    return EmitFuture::new(async move {
+                        finish_listener(call).await?;
+                        dispatch_after(&inner, &cancel, &event, last_called).await
+                    });
+                }
+            }
+        }
+        EmitFuture::ready(Ok(()))
     }
 }
 
-async fn dispatch(
+/// The first listener subscribed after `last_called` (live iteration: later subscriptions are seen, removed
+/// listeners are skipped).
+fn next_listener(inner: &AgentInner, last_called: u64) -> Option<(u64, Listener)> {
+    let shared = inner.lock();
+    shared
+        .listeners
+        .iter()
+        .find(|(id, _)| *id > last_called)
+        .map(|(id, listener)| (*id, Arc::clone(listener)))
+}
+
+async fn finish_listener(call: HookFuture<()>) -> Result<(), EmitError> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(error)) => Err(EmitError::new(error.message())),
+        Err(panic) => Err(EmitError::new(panic_message("listener", &*panic))),
+    }
+}
+
+/// Awaits the listeners subscribed after `last_called`, in order.
+async fn dispatch_after(
     inner: &AgentInner,
-    run_id: u64,
     cancel: &CancellationToken,
-    event: AgentEvent,
+    event: &Arc<AgentEvent>,
+    mut last_called: u64,
 ) -> Result<(), EmitError> {
-    let event = Arc::new(event);
-    {
-        let mut shared = inner.lock();
-        // Events of a run that already settled are refused (spec 2.5 hazard; 6.7 d).
-        if shared.run.as_ref().map(|run| run.id) != Some(run_id) {
-            return Ok(());
-        }
-        reduce(&mut shared.state, &event);
-    }
-    let mut last_called = 0;
-    loop {
-        let next = {
-            let shared = inner.lock();
-            shared
-                .listeners
-                .iter()
-                .find(|(id, _)| *id > last_called)
-                .map(|(id, listener)| (*id, Arc::clone(listener)))
-        };
-        let Some((id, listener)) = next else {
-            return Ok(());
-        };
+    while let Some((id, listener)) = next_listener(inner, last_called) {
         last_called = id;
-        match AssertUnwindSafe(listener(Arc::clone(&event), cancel.clone()))
-            .catch_unwind()
-            .await
-        {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => return Err(EmitError::new(error.message())),
-            Err(panic) => return Err(EmitError::new(panic_message("listener", &*panic))),
-        }
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            listener(Arc::clone(event), cancel.clone())
+        }))
+        .map_err(|panic| EmitError::new(panic_message("listener", &*panic)))?;
+        finish_listener(call).await?;
     }
+    Ok(())
 }

@@ -7,6 +7,9 @@
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -258,24 +261,69 @@ impl EmitError {
     }
 }
 
-/// The future of one emission.
-pub type EmitFuture = BoxFuture<'static, Result<(), EmitError>>;
+/// The future of one emission: either already finished (the common case: every consumer completed
+/// synchronously, no allocation) or still running.
+#[must_use = "an emission must be awaited"]
+pub struct EmitFuture(EmitState);
+
+enum EmitState {
+    Done(Option<Result<(), EmitError>>),
+    Running(BoxFuture<'static, Result<(), EmitError>>),
+}
+
+impl EmitFuture {
+    /// An emission that already finished with `result`.
+    pub fn ready(result: Result<(), EmitError>) -> Self {
+        Self(EmitState::Done(Some(result)))
+    }
+
+    /// An emission still in progress.
+    pub fn new(future: impl Future<Output = Result<(), EmitError>> + Send + 'static) -> Self {
+        Self(EmitState::Running(future.boxed()))
+    }
+}
+
+impl Future for EmitFuture {
+    type Output = Result<(), EmitError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.0 {
+            EmitState::Done(result) => Poll::Ready(result.take().unwrap_or(Ok(()))),
+            EmitState::Running(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for EmitFuture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match self.0 {
+            EmitState::Done(_) => "done",
+            EmitState::Running(_) => "running",
+        };
+        f.debug_tuple("EmitFuture").field(&state).finish()
+    }
+}
 
 /// Where the loop sends its events. The loop awaits every emission before going on (that is the barrier
 /// `Agent` listeners rely on), except tool progress updates, whose emissions start when the tool reports and
 /// are awaited before that call is finalized. Emissions for different tools of a parallel batch may overlap.
 pub trait AgentEventSink: Send + Sync {
-    /// Delivers one event; `Err` fails the run.
-    fn emit(&self, event: AgentEvent) -> EmitFuture;
+    /// Delivers one event; `Err` fails the run. Events are shared (`Arc`) so consumers can keep them cheaply.
+    fn emit(&self, event: Arc<AgentEvent>) -> EmitFuture;
+
+    /// Delivers an owned event.
+    fn emit_owned(&self, event: AgentEvent) -> EmitFuture {
+        self.emit(Arc::new(event))
+    }
 }
 
 impl<F, Fut> AgentEventSink for F
 where
-    F: Fn(AgentEvent) -> Fut + Send + Sync,
+    F: Fn(Arc<AgentEvent>) -> Fut + Send + Sync,
     Fut: Future<Output = Result<(), EmitError>> + Send + 'static,
 {
-    fn emit(&self, event: AgentEvent) -> EmitFuture {
-        self(event).boxed()
+    fn emit(&self, event: Arc<AgentEvent>) -> EmitFuture {
+        EmitFuture::new(self(event))
     }
 }
 

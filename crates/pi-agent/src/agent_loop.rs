@@ -73,14 +73,14 @@ pub async fn run_agent_loop(
 ) -> Result<Vec<AgentMessage>, AgentLoopError> {
     let mut context = context;
     context.messages.extend(prompts.iter().cloned());
-    emit.emit(AgentEvent::AgentStart).await?;
-    emit.emit(AgentEvent::TurnStart).await?;
+    emit.emit_owned(AgentEvent::AgentStart).await?;
+    emit.emit_owned(AgentEvent::TurnStart).await?;
     for prompt in &prompts {
-        emit.emit(AgentEvent::MessageStart {
+        emit.emit_owned(AgentEvent::MessageStart {
             message: prompt.clone(),
         })
         .await?;
-        emit.emit(AgentEvent::MessageEnd {
+        emit.emit_owned(AgentEvent::MessageEnd {
             message: prompt.clone(),
         })
         .await?;
@@ -106,8 +106,8 @@ pub async fn run_agent_loop_continue(
     stream_fn: StreamFn,
 ) -> Result<Vec<AgentMessage>, AgentLoopError> {
     validate_continue(&context)?;
-    emit.emit(AgentEvent::AgentStart).await?;
-    emit.emit(AgentEvent::TurnStart).await?;
+    emit.emit_owned(AgentEvent::AgentStart).await?;
+    emit.emit_owned(AgentEvent::TurnStart).await?;
     let run = LoopRun {
         context,
         config,
@@ -131,14 +131,14 @@ pub(crate) async fn run_agent_loop_without_initial_steering(
 ) -> Result<Vec<AgentMessage>, AgentLoopError> {
     let mut context = context;
     context.messages.extend(prompts.iter().cloned());
-    emit.emit(AgentEvent::AgentStart).await?;
-    emit.emit(AgentEvent::TurnStart).await?;
+    emit.emit_owned(AgentEvent::AgentStart).await?;
+    emit.emit_owned(AgentEvent::TurnStart).await?;
     for prompt in &prompts {
-        emit.emit(AgentEvent::MessageStart {
+        emit.emit_owned(AgentEvent::MessageStart {
             message: prompt.clone(),
         })
         .await?;
-        emit.emit(AgentEvent::MessageEnd {
+        emit.emit_owned(AgentEvent::MessageEnd {
             message: prompt.clone(),
         })
         .await?;
@@ -234,8 +234,8 @@ fn agent_event_channel() -> (EventSender<AgentEvent, Vec<AgentMessage>>, AgentEv
 }
 
 fn channel_sink(sender: EventSender<AgentEvent, Vec<AgentMessage>>) -> Arc<dyn AgentEventSink> {
-    Arc::new(move |event: AgentEvent| {
-        sender.push(event);
+    Arc::new(move |event: Arc<AgentEvent>| {
+        sender.push(Arc::unwrap_or_clone(event));
         futures_util::future::ready(Ok(()))
     })
 }
@@ -309,7 +309,7 @@ struct LastTurn {
 
 impl LoopRun {
     async fn emit(&self, event: AgentEvent) -> Result<(), AgentLoopError> {
-        Ok(self.emit.emit(event).await?)
+        Ok(self.emit.emit_owned(event).await?)
     }
 
     async fn poll(
@@ -531,7 +531,8 @@ impl LoopRun {
         mut stream: AssistantMessageEventStream,
     ) -> Result<AssistantMessage, AgentLoopError> {
         let mut partial_index: Option<usize> = None;
-        let mut last_partial: Option<AssistantMessage> = None;
+        // The last start/update event, kept (shared) so an abandoned stream can be finalized from its partial.
+        let mut last_event: Option<Arc<AgentEvent>> = None;
         let mut abandon_at: Option<Instant> = None;
         let final_message = loop {
             match next_event(
@@ -547,11 +548,11 @@ impl LoopRun {
                         .messages
                         .push(AgentMessage::Assistant(partial.clone()));
                     partial_index = Some(self.context.messages.len() - 1);
-                    last_partial = Some(partial.clone());
-                    self.emit(AgentEvent::MessageStart {
+                    let event = Arc::new(AgentEvent::MessageStart {
                         message: AgentMessage::Assistant(partial),
-                    })
-                    .await?;
+                    });
+                    last_event = Some(Arc::clone(&event));
+                    self.emit.emit(event).await?;
                 }
                 NextEvent::Event(AssistantMessageEvent::Done { message, .. }) => break message,
                 NextEvent::Event(AssistantMessageEvent::Error { error, .. }) => break error,
@@ -559,26 +560,26 @@ impl LoopRun {
                     // Updates before `start` are dropped (spec 3.3). The live context is not refreshed per delta:
                     // nothing can read it until the final message replaces the partial.
                     if partial_index.is_some() {
-                        let partial = update.message().clone();
-                        last_partial = Some(partial.clone());
-                        self.emit(AgentEvent::MessageUpdate {
-                            message: AgentMessage::Assistant(partial),
+                        let event = Arc::new(AgentEvent::MessageUpdate {
+                            message: AgentMessage::Assistant(update.message().clone()),
                             assistant_message_event: update,
-                        })
-                        .await?;
+                        });
+                        last_event = Some(Arc::clone(&event));
+                        self.emit.emit(event).await?;
                     }
                 }
                 NextEvent::Ended => match stream.result().await {
                     Ok(message) => break message,
                     Err(_) => {
                         break self.synthesized_final(
-                            last_partial.take(),
+                            last_partial(last_event.as_deref()),
                             STREAM_ENDED_WITHOUT_TERMINAL_EVENT,
                         );
                     }
                 },
                 NextEvent::Abandoned => {
-                    let mut message = self.synthesized_final(last_partial.take(), REQUEST_ABORTED);
+                    let mut message = self
+                        .synthesized_final(last_partial(last_event.as_deref()), REQUEST_ABORTED);
                     message.stop_reason = StopReason::Aborted;
                     break message;
                 }
@@ -622,6 +623,14 @@ impl LoopRun {
         message.error_message = Some(error.to_string());
         message
     }
+}
+
+/// The partial assistant message carried by a start/update event.
+fn last_partial(event: Option<&AgentEvent>) -> Option<AssistantMessage> {
+    event
+        .and_then(AgentEvent::message)
+        .and_then(AgentMessage::as_assistant)
+        .cloned()
 }
 
 /// Awaits the stream function, turning a panic into a stream-function failure.

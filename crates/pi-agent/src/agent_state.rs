@@ -1,6 +1,7 @@
 //! [`AgentState`] and the reducer that keeps it in step with a run's events (spec 1.9, 2.10).
 
 use std::fmt;
+use std::sync::Arc;
 
 use pi_ai::{Model, ModelThinkingLevel};
 
@@ -52,35 +53,66 @@ impl fmt::Debug for AgentState {
     }
 }
 
-/// Applies one event to the state; runs before any listener sees the event.
-pub(crate) fn reduce(state: &mut AgentState, event: &AgentEvent) {
-    match event {
-        AgentEvent::MessageStart { message } | AgentEvent::MessageUpdate { message, .. } => {
-            state.streaming_message = Some(message.clone());
+/// The agent's live state: [`AgentState`] whose `streaming_message` is kept as the (shared) event that set it,
+/// so a streaming delta costs no message copy; [`LiveState::snapshot`] materializes it.
+pub(crate) struct LiveState {
+    pub(crate) state: AgentState,
+    pub(crate) streaming_event: Option<Arc<AgentEvent>>,
+}
+
+impl LiveState {
+    pub(crate) fn new(state: AgentState) -> Self {
+        Self {
+            state,
+            streaming_event: None,
         }
-        AgentEvent::MessageEnd { message } => {
-            state.streaming_message = None;
-            state.messages.push(message.clone());
-        }
-        AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
-            if !state.pending_tool_calls.contains(tool_call_id) {
-                state.pending_tool_calls.push(tool_call_id.clone());
+    }
+
+    pub(crate) fn snapshot(&self) -> AgentState {
+        let mut state = self.state.clone();
+        state.streaming_message = self.streaming_message();
+        state
+    }
+
+    pub(crate) fn streaming_message(&self) -> Option<AgentMessage> {
+        self.streaming_event
+            .as_deref()
+            .and_then(AgentEvent::message)
+            .cloned()
+    }
+
+    /// Applies one event; runs before any listener sees the event (spec 2.10).
+    pub(crate) fn reduce(&mut self, event: &Arc<AgentEvent>) {
+        let state = &mut self.state;
+        match event.as_ref() {
+            AgentEvent::MessageStart { .. } | AgentEvent::MessageUpdate { .. } => {
+                self.streaming_event = Some(Arc::clone(event));
             }
-        }
-        AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
-            state.pending_tool_calls.retain(|id| id != tool_call_id);
-        }
-        AgentEvent::TurnEnd { message, .. } => {
-            if let Some(error) = message
-                .error_message
-                .as_ref()
-                .filter(|error| !error.is_empty())
-            {
-                state.error_message = Some(error.clone());
+            AgentEvent::MessageEnd { message } => {
+                self.streaming_event = None;
+                state.messages.push(message.clone());
             }
-        }
-        AgentEvent::AgentEnd { .. } => state.streaming_message = None,
-        AgentEvent::AgentStart | AgentEvent::TurnStart | AgentEvent::ToolExecutionUpdate { .. } => {
+            AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
+                if !state.pending_tool_calls.contains(tool_call_id) {
+                    state.pending_tool_calls.push(tool_call_id.clone());
+                }
+            }
+            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
+                state.pending_tool_calls.retain(|id| id != tool_call_id);
+            }
+            AgentEvent::TurnEnd { message, .. } => {
+                if let Some(error) = message
+                    .error_message
+                    .as_ref()
+                    .filter(|error| !error.is_empty())
+                {
+                    state.error_message = Some(error.clone());
+                }
+            }
+            AgentEvent::AgentEnd { .. } => self.streaming_event = None,
+            AgentEvent::AgentStart
+            | AgentEvent::TurnStart
+            | AgentEvent::ToolExecutionUpdate { .. } => {}
         }
     }
 }

@@ -7,7 +7,6 @@ mod agent_loop;
 mod agent_message;
 mod agent_state;
 mod agent_tool;
-mod argument_validation;
 mod guard;
 mod loop_config;
 mod message_queue;

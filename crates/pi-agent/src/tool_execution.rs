@@ -157,14 +157,14 @@ pub(crate) async fn fail_truncated_tool_calls(
 ) -> Result<ToolBatch, AgentLoopError> {
     let mut results = Vec::with_capacity(tool_calls.len());
     for tool_call in tool_calls {
-        emit.emit(start_event(tool_call)).await?;
+        emit.emit_owned(start_event(tool_call)).await?;
         let text = format!(
             "Tool call \"{}\" was not executed: the response hit the output token limit, so its arguments may be \
              truncated. Re-issue the tool call with complete arguments.",
             tool_call.name
         );
         let outcome = Outcome::error(tool_call, text);
-        emit.emit(outcome.end_event()).await?;
+        emit.emit_owned(outcome.end_event()).await?;
         let message = outcome.message();
         emit_result_message(emit, &message).await?;
         results.push(message);
@@ -179,11 +179,11 @@ async fn emit_result_message(
     emit: &dyn AgentEventSink,
     message: &ToolResultMessage,
 ) -> Result<(), AgentLoopError> {
-    emit.emit(AgentEvent::MessageStart {
+    emit.emit_owned(AgentEvent::MessageStart {
         message: AgentMessage::ToolResult(message.clone()),
     })
     .await?;
-    emit.emit(AgentEvent::MessageEnd {
+    emit.emit_owned(AgentEvent::MessageEnd {
         message: AgentMessage::ToolResult(message.clone()),
     })
     .await?;
@@ -206,7 +206,7 @@ impl Batch<'_> {
     ) -> Result<Vec<(Outcome, ToolResultMessage)>, AgentLoopError> {
         let mut outcomes = Vec::with_capacity(tool_calls.len());
         for tool_call in tool_calls {
-            self.emit.emit(start_event(&tool_call)).await?;
+            self.emit.emit_owned(start_event(&tool_call)).await?;
             let outcome = match self.prepare(&tool_call).await {
                 Preparation::Immediate(outcome) => outcome,
                 Preparation::Prepared(prepared) => {
@@ -214,7 +214,7 @@ impl Batch<'_> {
                     self.finalize(prepared, result, is_error).await
                 }
             };
-            self.emit.emit(outcome.end_event()).await?;
+            self.emit.emit_owned(outcome.end_event()).await?;
             let message = outcome.message();
             emit_result_message(self.emit.as_ref(), &message).await?;
             outcomes.push((outcome, message));
@@ -233,10 +233,10 @@ impl Batch<'_> {
         let mut slots: Vec<Option<Outcome>> = Vec::with_capacity(tool_calls.len());
         let mut prepared_calls = Vec::new();
         for tool_call in tool_calls {
-            self.emit.emit(start_event(&tool_call)).await?;
+            self.emit.emit_owned(start_event(&tool_call)).await?;
             match self.prepare(&tool_call).await {
                 Preparation::Immediate(outcome) => {
-                    self.emit.emit(outcome.end_event()).await?;
+                    self.emit.emit_owned(outcome.end_event()).await?;
                     slots.push(Some(outcome));
                 }
                 Preparation::Prepared(prepared) => {
@@ -278,7 +278,7 @@ impl Batch<'_> {
     ) -> Result<(usize, Outcome), AgentLoopError> {
         if self.cancel.is_cancelled() {
             let outcome = Outcome::error(&prepared.tool_call, OPERATION_ABORTED);
-            self.emit.emit(outcome.end_event()).await?;
+            self.emit.emit_owned(outcome.end_event()).await?;
             return Ok((index, outcome));
         }
         let (result, is_error) = self.execute(&prepared).await?;
@@ -286,7 +286,7 @@ impl Batch<'_> {
         // before any of them is finalized; one yield reproduces that order.
         YieldOnce::default().await;
         let outcome = self.finalize(prepared, result, is_error).await;
-        self.emit.emit(outcome.end_event()).await?;
+        self.emit.emit_owned(outcome.end_event()).await?;
         Ok((index, outcome))
     }
 
@@ -306,10 +306,7 @@ impl Batch<'_> {
             }
             Err(panic) => return Preparation::Immediate(Outcome::error(tool_call, panic)),
         };
-        let mut args = match crate::argument_validation::validate_tool_arguments(
-            &tool.to_tool(),
-            &prepared_args,
-        ) {
+        let mut args = match pi_ai::validate_tool_arguments(&tool.to_tool(), &prepared_args) {
             Ok(args) => args,
             Err(error) => {
                 return Preparation::Immediate(Outcome::error(tool_call, error.to_string()));

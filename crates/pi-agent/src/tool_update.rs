@@ -8,10 +8,11 @@
 //! reports are dropped silently.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
-use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -62,17 +63,14 @@ impl ToolUpdateSink {
                 args: target.args.clone(),
                 partial_result,
             };
-            (target.sink.emit(event), target.pending.clone())
+            (target.sink.emit_owned(event), target.pending.clone())
         };
         let (mut future, pending) = emission;
         // Start the dispatch now, as pi does; the waker is replaced when the loop polls the rest.
-        match future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
+        match Pin::new(&mut future).poll(&mut Context::from_waker(Waker::noop())) {
             Poll::Ready(Ok(())) => {}
             Poll::Ready(Err(error)) => {
-                let _ = pending.send(futures_util::future::ready(Err(error)).boxed());
+                let _ = pending.send(EmitFuture::ready(Err(error)));
             }
             Poll::Pending => {
                 let _ = pending.send(future);

@@ -67,7 +67,12 @@ pub fn make_model(spec: &Value) -> Model {
     let mut model = Model::unknown();
     model.name = field("name").unwrap_or_else(|| id.clone());
     model.id = id;
-    model.api = pi_ai::Api::new(field("api").unwrap_or_else(|| "scripted".into()));
+    model.api = match field("api") {
+        // The static constant clones without allocating (every partial snapshot clones the api).
+        None => pi_ai::Api::SCRIPTED,
+        Some(api) if api == "scripted" => pi_ai::Api::SCRIPTED,
+        Some(api) => pi_ai::Api::new(api),
+    };
     model.provider = field("provider").unwrap_or_else(|| "scripted".into());
     model.reasoning = spec
         .get("reasoning")

@@ -492,7 +492,7 @@ impl RunContext {
                                 "content": [{ "type": "text", "text": "(pushed onto the source array)" }]
                             }))?);
                         }
-                        let agent_count = agent.with_state(|state| state.messages.len());
+                        let agent_count = agent.state().messages.len();
                         ok_value(Some(
                             json!({ "agentCount": agent_count, "sourceCount": source.len(), "sameArray": false }),
                         ))
@@ -518,7 +518,7 @@ impl RunContext {
                         if *mutate_source {
                             source.pop();
                         }
-                        let agent_count = agent.with_state(|state| state.tools.len());
+                        let agent_count = agent.state().tools.len();
                         ok_value(Some(
                             json!({ "agentCount": agent_count, "sourceCount": source.len(), "sameArray": false }),
                         ))

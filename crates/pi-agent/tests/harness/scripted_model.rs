@@ -253,7 +253,8 @@ fn events(
         current_index: 0,
         json: String::new(),
     };
-    stream::unfold(producer, |mut producer| async move {
+    // Boxed so each pull moves a pointer, not the producer.
+    stream::unfold(Box::new(producer), |mut producer| async move {
         let event = producer.next_event().await?;
         Some((event, producer))
     })
