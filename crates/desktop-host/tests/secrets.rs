@@ -2,7 +2,11 @@
 //! into `Debug` output or error texts. The real keychain is tested by `secrets_keychain.rs`, inside a D-Bus
 //! session (see `keychain-session.sh`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test helpers panic on setup failures")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers panic on setup failures"
+)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -1,7 +1,11 @@
 //! Integration tests of the conversation store, on real SQLite files in temporary folders. Time comes from a
 //! `ManualClock`; nothing sleeps.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test helpers panic on setup failures")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers panic on setup failures"
+)]
 
 /// Opening stores, sample messages, the transcripts copied from the conformance traces.
 #[path = "store/support.rs"]

@@ -61,6 +61,15 @@ pub enum StoreError {
         seq: i64,
         source: serde_json::Error,
     },
+    /// A stored message is JSON but not a valid pi message of its role (a user message without `content`, …).
+    #[error(
+        "message {seq} of conversation {conversation_id} is not a valid agent message: {source}"
+    )]
+    NotAnAgentMessage {
+        conversation_id: ConversationId,
+        seq: i64,
+        source: serde_json::Error,
+    },
     /// A message to store has no string `role`.
     #[error("cannot store a message without a string `role`")]
     MessageWithoutRole,
@@ -111,7 +120,7 @@ impl StoreError {
             Self::CreateFolder { source, .. } | Self::MoveAside { source, .. } => io_kind(source),
             Self::SchemaTooNew { .. } => StoreErrorKind::SchemaTooNew,
             Self::NotFound(_) => StoreErrorKind::NotFound,
-            Self::CorruptMessage { .. } => StoreErrorKind::Corrupt,
+            Self::CorruptMessage { .. } | Self::NotAnAgentMessage { .. } => StoreErrorKind::Corrupt,
             Self::MessageWithoutRole
             | Self::Serialise(_)
             | Self::EmptyTitle

@@ -1,5 +1,9 @@
 //! The recorder: what the host's agent subscriber calls to save one conversation as it happens.
 //!
+//! Messages are anything that serialises to pi's message JSON: the host passes `pi_agent::AgentMessage`s from
+//! the events as they are; a partial is serialised only when a checkpoint is actually due, so a long stream
+//! costs one serialisation per second, not one per delta.
+//!
 //! Event mapping (the host's subscriber does this): `message_update` of the assistant message →
 //! [`ConversationRecorder::on_message_update`] with the partial message; `message_end` of any message →
 //! [`ConversationRecorder::on_message_end`]; the user pressed Stop or the run failed →
@@ -11,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::error::StoreError;
@@ -81,7 +86,10 @@ impl ConversationRecorder {
 
     /// A streaming update of the assistant message: saves `partial` if this is the message's first update or at
     /// least [`CHECKPOINT_INTERVAL_MS`] passed since its last checkpoint; otherwise does nothing.
-    pub fn on_message_update(&mut self, partial: &Value) -> Result<CheckpointWrite, StoreError> {
+    pub fn on_message_update<M: Serialize + ?Sized>(
+        &mut self,
+        partial: &M,
+    ) -> Result<CheckpointWrite, StoreError> {
         let now = self.store.now_ms();
         if let Some(streaming) = self.streaming {
             if now - streaming.attempted_at < CHECKPOINT_INTERVAL_MS {
@@ -94,22 +102,20 @@ impl ConversationRecorder {
 
     /// Saves `partial` at once, whatever the throttle says: for Stop and run errors, so the newest text is on disk
     /// even if the app dies before `message_end`.
-    pub fn checkpoint_now(&mut self, partial: &Value) -> Result<(), StoreError> {
+    pub fn checkpoint_now<M: Serialize + ?Sized>(&mut self, partial: &M) -> Result<(), StoreError> {
         let now = self.store.now_ms();
         self.write_checkpoint(partial, now)
     }
 
     /// A message ended: saves it (completing its checkpoint, if it had one) after any earlier unsaved ones.
-    pub fn on_message_end(&mut self, message: &Value) -> Result<(), StoreError> {
-        if role_of(message).is_none() {
+    pub fn on_message_end<M: Serialize + ?Sized>(&mut self, message: &M) -> Result<(), StoreError> {
+        let message: Value = serde_json::to_value(message).map_err(StoreError::Serialise)?;
+        if role_of(&message).is_none() {
             return Err(StoreError::MessageWithoutRole);
         }
         let write = match self.streaming.take().and_then(|streaming| streaming.seq) {
-            Some(seq) => PendingWrite::Finish {
-                seq,
-                message: message.clone(),
-            },
-            None => PendingWrite::Append(message.clone()),
+            Some(seq) => PendingWrite::Finish { seq, message },
+            None => PendingWrite::Append(message),
         };
         self.unsaved.push_back(write);
         self.flush_unsaved()
@@ -132,7 +138,11 @@ impl ConversationRecorder {
         Ok(())
     }
 
-    fn write_checkpoint(&mut self, partial: &Value, now: i64) -> Result<(), StoreError> {
+    fn write_checkpoint<M: Serialize + ?Sized>(
+        &mut self,
+        partial: &M,
+        now: i64,
+    ) -> Result<(), StoreError> {
         let known_seq = self.streaming.and_then(|streaming| streaming.seq);
         self.streaming = Some(StreamingCheckpoint {
             seq: known_seq,

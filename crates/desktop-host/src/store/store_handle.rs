@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::clock::{Clock, SystemClock};
@@ -299,9 +300,14 @@ impl Store {
         })
     }
 
-    /// Appends a finished message (pi JSON) at the end of the conversation; returns its sequence number.
+    /// Appends a finished message at the end of the conversation; returns its sequence number. `message` is
+    /// anything that serialises to pi's message JSON (`pi_agent::AgentMessage`, or a `serde_json::Value`).
     /// The first user message gives an untitled conversation its title.
-    pub fn append_message(&self, id: &ConversationId, message: &Value) -> Result<i64, StoreError> {
+    pub fn append_message<M: Serialize + ?Sized>(
+        &self,
+        id: &ConversationId,
+        message: &M,
+    ) -> Result<i64, StoreError> {
         let row = MessageRow::new(message)?;
         let now = self.now_ms();
         self.with_conversation_transaction(id, "append a message", |transaction| {
@@ -316,11 +322,11 @@ impl Store {
     /// Saves a snapshot of the assistant message being streamed. With `seq` `None` a new checkpoint row is added
     /// at the end (its sequence number is returned); with `Some(seq)` that open checkpoint is overwritten.
     /// A checkpoint reads back as interrupted until [`Store::finish_checkpoint`] completes it.
-    pub fn write_checkpoint(
+    pub fn write_checkpoint<M: Serialize + ?Sized>(
         &self,
         id: &ConversationId,
         seq: Option<i64>,
-        partial: &Value,
+        partial: &M,
     ) -> Result<i64, StoreError> {
         let row = MessageRow::new(partial)?;
         let now = self.now_ms();
@@ -343,11 +349,11 @@ impl Store {
     }
 
     /// Replaces the open checkpoint `seq` with the finished message and marks it complete.
-    pub fn finish_checkpoint(
+    pub fn finish_checkpoint<M: Serialize + ?Sized>(
         &self,
         id: &ConversationId,
         seq: i64,
-        message: &Value,
+        message: &M,
     ) -> Result<(), StoreError> {
         let row = MessageRow::new(message)?;
         let now = self.now_ms();
@@ -450,7 +456,9 @@ struct MessageRow {
 }
 
 impl MessageRow {
-    fn new(message: &Value) -> Result<Self, StoreError> {
+    fn new<M: Serialize + ?Sized>(message: &M) -> Result<Self, StoreError> {
+        let message: Value = serde_json::to_value(message).map_err(StoreError::Serialise)?;
+        let message = &message;
         let role = role_of(message)
             .ok_or(StoreError::MessageWithoutRole)?
             .to_owned();

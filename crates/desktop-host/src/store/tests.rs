@@ -61,7 +61,10 @@ fn a_full_disk_is_a_typed_error_keeps_saved_messages_and_retries_in_order() {
     );
     assert_eq!(recorder.n_unsaved(), 2);
     assert_eq!(
-        store.load_transcript(&saved.id).unwrap().agent_messages(),
+        store
+            .load_transcript(&saved.id)
+            .unwrap()
+            .agent_messages_json(),
         vec![user("kept safe")]
     );
     assert_eq!(store.load_transcript(&live.id).unwrap().entries, vec![]);
@@ -70,7 +73,10 @@ fn a_full_disk_is_a_typed_error_keeps_saved_messages_and_retries_in_order() {
     recorder.flush_unsaved().unwrap();
     assert_eq!(recorder.n_unsaved(), 0);
     assert_eq!(
-        store.load_transcript(&live.id).unwrap().agent_messages(),
+        store
+            .load_transcript(&live.id)
+            .unwrap()
+            .agent_messages_json(),
         vec![big, second]
     );
 }

@@ -1,6 +1,7 @@
 //! Reading a conversation back: its messages in order, with interrupted checkpoints marked, and the form the
 //! Agent's transcript is rebuilt from.
 
+use pi_agent::AgentMessage;
 use rusqlite::params;
 use serde_json::Value;
 
@@ -50,14 +51,30 @@ impl Transcript {
     /// [`INTERRUPTED_ERROR_MESSAGE`] (pi skips aborted messages when it builds a model request, so the partial
     /// answer is shown but never sent as if it were whole); an interrupted message of any other role, which the
     /// recorder never writes, is left out.
-    pub fn agent_messages(&self) -> Vec<Value> {
+    pub fn agent_messages(&self) -> Result<Vec<AgentMessage>, StoreError> {
         self.entries
             .iter()
-            .filter_map(|entry| match entry.state {
-                EntryState::Complete => Some(entry.message.clone()),
-                EntryState::Interrupted => as_aborted(&entry.message),
+            .filter_map(|entry| agent_json(entry).map(|message| (entry.seq, message)))
+            .map(|(seq, message)| {
+                serde_json::from_value(message).map_err(|source| StoreError::NotAnAgentMessage {
+                    conversation_id: self.conversation.id.clone(),
+                    seq,
+                    source,
+                })
             })
             .collect()
+    }
+
+    /// [`Transcript::agent_messages`] as JSON, without parsing them into typed messages.
+    pub fn agent_messages_json(&self) -> Vec<Value> {
+        self.entries.iter().filter_map(agent_json).collect()
+    }
+}
+
+fn agent_json(entry: &TranscriptEntry) -> Option<Value> {
+    match entry.state {
+        EntryState::Complete => Some(entry.message.clone()),
+        EntryState::Interrupted => as_aborted(&entry.message),
     }
 }
 

@@ -83,7 +83,10 @@ fn stop_saves_the_newest_partial_at_once_and_message_end_completes_the_same_row(
         .second_handle()
         .load_transcript(&conversation.id)
         .unwrap();
-    assert_eq!(transcript.agent_messages(), vec![user("Write."), aborted]);
+    assert_eq!(
+        transcript.agent_messages_json(),
+        vec![user("Write."), aborted]
+    );
     assert_eq!(transcript.entries[1].state, EntryState::Complete);
 }
 

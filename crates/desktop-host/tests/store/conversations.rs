@@ -156,7 +156,7 @@ fn a_deleted_conversation_can_be_restored_until_the_undo_window_ends() {
             .store
             .load_transcript(&doomed.id)
             .unwrap()
-            .agent_messages(),
+            .agent_messages_json(),
         vec![user("doomed")]
     );
 

@@ -66,7 +66,11 @@ fn every_conformance_transcript_comes_back_exactly_after_a_restart() {
     test_store = test_store.reopen();
     for (name, id, messages) in ids {
         let transcript = test_store.store.load_transcript(&id).unwrap();
-        assert_eq!(&transcript.agent_messages(), messages, "scenario {name}");
+        assert_eq!(
+            &transcript.agent_messages_json(),
+            messages,
+            "scenario {name}"
+        );
         let states: Vec<EntryState> = transcript.entries.iter().map(|entry| entry.state).collect();
         assert_eq!(
             states,
@@ -111,7 +115,7 @@ fn a_stream_cut_by_a_crash_comes_back_interrupted_and_aborted_for_the_agent() {
     expected_for_agent["stopReason"] = json!("aborted");
     expected_for_agent["errorMessage"] = json!(INTERRUPTED_ERROR_MESSAGE);
     assert_eq!(
-        transcript.agent_messages(),
+        transcript.agent_messages_json(),
         vec![user("Tell me a story."), expected_for_agent.clone()]
     );
 
@@ -121,7 +125,7 @@ fn a_stream_cut_by_a_crash_comes_back_interrupted_and_aborted_for_the_agent() {
     recorder.on_message_end(&final_answer).unwrap();
     let transcript = test_store.store.load_transcript(&conversation.id).unwrap();
     assert_eq!(
-        transcript.agent_messages(),
+        transcript.agent_messages_json(),
         vec![
             user("Tell me a story."),
             expected_for_agent,
@@ -129,4 +133,55 @@ fn a_stream_cut_by_a_crash_comes_back_interrupted_and_aborted_for_the_agent() {
             final_answer
         ]
     );
+}
+
+/// The traces strip every `timestamp` (and some scripted messages carry no `usage`); typed messages need both,
+/// so they are filled in here with fixed values before the typed round trip.
+fn as_agent_message(message: &Value, timestamp: i64) -> pi_agent::AgentMessage {
+    let mut message = message.clone();
+    let role = message["role"].as_str().unwrap().to_owned();
+    if matches!(role.as_str(), "user" | "assistant" | "toolResult")
+        && message.get("timestamp").is_none()
+    {
+        message["timestamp"] = json!(timestamp);
+    }
+    if role == "assistant" && message.get("usage").is_none() {
+        message["usage"] = json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
+    }
+    serde_json::from_value(message.clone()).unwrap_or_else(|error| panic!("{error}: {message}"))
+}
+
+#[test]
+fn every_conformance_transcript_comes_back_as_the_same_typed_agent_messages() {
+    let mut test_store = TestStore::new();
+    let mut recorded = Vec::new();
+    for (name, messages) in conformance_transcripts() {
+        let agent_messages: Vec<pi_agent::AgentMessage> = messages
+            .iter()
+            .enumerate()
+            .map(|(idx, message)| as_agent_message(message, 1_700_000_000_000 + idx as i64))
+            .collect();
+        let conversation = test_store.store.create_conversation(None).unwrap();
+        let mut recorder =
+            ConversationRecorder::new(test_store.store.clone(), conversation.id.clone());
+        for agent_message in &agent_messages {
+            // The host hands the event's message over as it is, typed.
+            if agent_message.role() == "assistant" {
+                recorder.on_message_update(agent_message).unwrap();
+            }
+            recorder.on_message_end(agent_message).unwrap();
+        }
+        recorded.push((name, conversation.id, agent_messages));
+    }
+
+    test_store = test_store.reopen();
+    for (name, id, agent_messages) in recorded {
+        let transcript = test_store.store.load_transcript(&id).unwrap();
+        assert_eq!(
+            transcript.agent_messages().unwrap(),
+            agent_messages,
+            "scenario {name}"
+        );
+    }
 }
