@@ -18,6 +18,7 @@ pub mod partial_json;
 mod provider;
 pub mod providers;
 mod registry;
+pub mod scripted;
 mod shared_text;
 mod stream_fn;
 mod thinking;
