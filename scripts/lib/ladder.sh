@@ -1,0 +1,77 @@
+# The test ladder's layers. Each layer runs its checks in order, stops at the first failure with a
+# message naming the check, and ends with a plain "N passed, N failed" line after the runner's own.
+# Source scripts/lib/common.sh and scripts/lib/build.sh first.
+
+LAYER_NAME=""
+LAYER_PASSED=0
+
+begin_layer() {
+  LAYER_NAME="$1"
+  LAYER_PASSED=0
+  LAYER_STARTED=$SECONDS
+  step "layer $LAYER_NAME"
+}
+
+# check "description" command...: runs one check of the current layer.
+check() {
+  local description="$1"
+  shift
+  note "-> $description"
+  if "$@"; then
+    LAYER_PASSED=$((LAYER_PASSED + 1))
+  else
+    local status=$?
+    printf '\nlayer %s: %d passed, 1 failed\n' "$LAYER_NAME" "$LAYER_PASSED"
+    die "layer $LAYER_NAME failed at: $description (exit $status); the layers after it did not run"
+  fi
+}
+
+end_layer() {
+  printf '\nlayer %s: %d passed, 0 failed (%ds)\n' "$LAYER_NAME" "$LAYER_PASSED" $((SECONDS - LAYER_STARTED))
+}
+
+in_repo() { (cd "$REPO_ROOT" && "$@"); }
+in_ui() { (cd "$UI_DIR" && "$@"); }
+
+layer_1_lint() {
+  begin_layer "1 (format and lint)"
+  check "cargo fmt --all --check" in_repo cargo fmt --all --check
+  check "cargo clippy --workspace --all-targets -- -D warnings" \
+    in_repo cargo clippy --workspace --all-targets -- -D warnings
+  # The WebDriver tests build only with their `e2e` feature, so the line above does not see them.
+  check "cargo clippy -p pi-desktop-e2e --all-targets --features e2e -- -D warnings" \
+    in_repo cargo clippy -p pi-desktop-e2e --all-targets --features e2e -- -D warnings
+  end_layer
+}
+
+layer_2_cargo_test() {
+  begin_layer "2 (cargo test)"
+  check "cargo test --workspace" in_repo cargo test --workspace
+  end_layer
+}
+
+layer_3_ui() {
+  begin_layer "3 (UI: types, unit tests, headless Chromium)"
+  check "TypeScript type check (tsc --noEmit, strict)" in_ui npm run --silent typecheck
+  check "unit tests (vitest)" in_ui npm run --silent test:unit
+  check "build ui/dist (vite build)" in_ui npm run --silent build
+  check "browser tests of ui/dist in headless Chromium (vitest + playwright-core)" \
+    in_ui npm run --silent test:browser
+  end_layer
+}
+
+# WebDriver tests: Xvfb display, tauri-driver on free ports, WebKitWebDriver, the real binary.
+run_e2e_tests() {
+  in_repo env PI_DESKTOP_APP="$APP_BINARY" \
+    xvfb-run -a -s "-screen 0 1280x800x24" \
+    cargo test -p pi-desktop-e2e --features e2e -- --test-threads=1
+}
+
+layer_4_e2e() {
+  begin_layer "4 (end to end: the real app over WebDriver under Xvfb)"
+  check "build ui/dist (vite build)" in_ui npm run --silent build
+  check "build pi-desktop with the UI embedded" build_app
+  check "WebDriver tests (cargo test -p pi-desktop-e2e --features e2e)" run_e2e_tests
+  note "screenshots: $REPO_ROOT/artifacts/e2e/"
+  end_layer
+}

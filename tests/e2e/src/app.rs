@@ -1,0 +1,170 @@
+//! The app under test: one `pi-desktop` process in one WebDriver session, with its own home folder.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use tempfile::TempDir;
+
+use crate::E2eError;
+use crate::driver::TauriDriver;
+
+/// How long a test waits for an element to appear before failing.
+const ELEMENT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// What to start the app with. `Default` is a fresh, empty app.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    /// Extra environment for the app (for example the address of a loopback model server).
+    pub envs: Vec<(String, String)>,
+    /// Extra command-line arguments for the app.
+    pub args: Vec<String>,
+}
+
+/// A running app in a WebDriver session. Call [`AppUnderTest::close`] at the end of a test; dropping
+/// it instead still stops the driver, but cannot end the session cleanly.
+#[derive(Debug)]
+pub struct AppUnderTest {
+    client: Client,
+    driver: TauriDriver,
+    home: TempDir,
+}
+
+impl AppUnderTest {
+    /// Starts tauri-driver and the app, and opens a session on the app's main window.
+    pub async fn launch(options: LaunchOptions) -> Result<Self, E2eError> {
+        let application = app_binary();
+        if !application.is_file() {
+            return Err(E2eError::AppMissing(application));
+        }
+        let home = tempfile::Builder::new()
+            .prefix("pi-desktop-e2e-home-")
+            .tempdir()
+            .map_err(E2eError::io("cannot create a home folder for the app"))?;
+        let mut envs = isolated_home_envs(home.path());
+        envs.extend(options.envs);
+        let driver = TauriDriver::start(&tauri_driver_binary(), &envs).await?;
+
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "tauri:options".to_owned(),
+            serde_json::json!({ "application": application, "args": options.args }),
+        );
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&driver.url())
+            .await?;
+        Ok(Self {
+            client,
+            driver,
+            home,
+        })
+    }
+
+    /// The WebDriver client, for anything the helpers below do not cover.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The app's temporary home folder (`$HOME`; data, config and logs live under it).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Waits for the element with this `data-testid` and returns it.
+    pub async fn find_test_id(&self, test_id: &str) -> Result<Element, E2eError> {
+        let selector = format!("[data-testid=\"{test_id}\"]");
+        let element = self
+            .client
+            .wait()
+            .at_most(ELEMENT_DEADLINE)
+            .for_element(Locator::Css(&selector))
+            .await?;
+        Ok(element)
+    }
+
+    /// Waits until the element with this `data-testid` has exactly this text.
+    pub async fn wait_for_text(&self, test_id: &str, text: &str) -> Result<Element, E2eError> {
+        let xpath = format!("//*[@data-testid=\"{test_id}\" and normalize-space(.)=\"{text}\"]");
+        let element = self
+            .client
+            .wait()
+            .at_most(ELEMENT_DEADLINE)
+            .for_element(Locator::XPath(&xpath))
+            .await?;
+        Ok(element)
+    }
+
+    /// Saves a PNG of the window as `<artifacts>/<name>.png` and returns its path.
+    pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
+        let png = self.client.screenshot().await?;
+        let dir = artifacts_dir();
+        std::fs::create_dir_all(&dir)
+            .map_err(E2eError::io(format!("cannot create {}", dir.display())))?;
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png)
+            .map_err(E2eError::io(format!("cannot write {}", path.display())))?;
+        Ok(path)
+    }
+
+    /// Ends the WebDriver session (which closes the app) and stops tauri-driver.
+    pub async fn close(mut self) -> Result<(), E2eError> {
+        let closed = self.client.clone().close().await;
+        let stopped = self.driver.stop();
+        closed?;
+        stopped
+    }
+}
+
+/// Environment that points every per-user folder of the app into `home`.
+fn isolated_home_envs(home: &Path) -> Vec<(String, String)> {
+    let folder = |name: &str| home.join(name).display().to_string();
+    vec![
+        ("HOME".to_owned(), home.display().to_string()),
+        ("XDG_DATA_HOME".to_owned(), folder(".local/share")),
+        ("XDG_CONFIG_HOME".to_owned(), folder(".config")),
+        ("XDG_CACHE_HOME".to_owned(), folder(".cache")),
+    ]
+}
+
+/// The repository root: this crate lives in `tests/e2e`.
+fn repository_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn app_binary() -> PathBuf {
+    std::env::var_os("PI_DESKTOP_APP").map_or_else(
+        || repository_root().join("target/debug/pi-desktop"),
+        PathBuf::from,
+    )
+}
+
+fn tauri_driver_binary() -> PathBuf {
+    std::env::var_os("TAURI_DRIVER").map_or_else(|| PathBuf::from("tauri-driver"), PathBuf::from)
+}
+
+fn artifacts_dir() -> PathBuf {
+    std::env::var_os("PI_E2E_ARTIFACTS")
+        .map_or_else(|| repository_root().join("artifacts/e2e"), PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_per_user_folder_of_the_app_is_inside_its_home() {
+        let home = Path::new("/tmp/e2e-home");
+        let envs = isolated_home_envs(home);
+        let names: Vec<&str> = envs.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]
+        );
+        for (name, value) in &envs {
+            assert!(Path::new(value).starts_with(home), "{name}={value}");
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! What can go wrong while starting, driving or stopping the app under test.
+
+use std::path::PathBuf;
+
+/// An end-to-end harness failure; each says which step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum E2eError {
+    /// The app binary is not there; it must be built (with the UI embedded) before the tests run.
+    #[error(
+        "no app binary at {0}: build it with `cargo build -p pi-desktop --features custom-protocol`"
+    )]
+    AppMissing(PathBuf),
+    /// `tauri-driver` could not be started.
+    #[error("cannot start {program}: {source}")]
+    DriverSpawn {
+        program: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// `tauri-driver` exited or never listened on its port.
+    #[error("tauri-driver did not listen on port {port} within {seconds} s")]
+    DriverNotListening { port: u16, seconds: u64 },
+    /// A local resource (free port, temporary folder, artifact file) failed.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The WebDriver session could not be created.
+    #[error("cannot open a WebDriver session: {0}")]
+    NewSession(#[from] fantoccini::error::NewSessionError),
+    /// A WebDriver command failed.
+    #[error("webdriver command failed: {0}")]
+    WebDriver(#[from] fantoccini::error::CmdError),
+    /// Stopping `tauri-driver` failed.
+    #[error("cannot stop tauri-driver (pid {pid}): {source}")]
+    DriverStop {
+        pid: i32,
+        #[source]
+        source: nix::errno::Errno,
+    },
+}
+
+impl E2eError {
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
+        let what = what.into();
+        move |source| Self::Io { what, source }
+    }
+}

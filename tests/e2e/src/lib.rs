@@ -1,0 +1,23 @@
+//! The harness for end-to-end tests of the real `pi-desktop` binary.
+//!
+//! [`AppUnderTest::launch`] starts `tauri-driver` on free loopback ports, which starts
+//! `WebKitWebDriver`, which starts the app; the test then drives the window over WebDriver with
+//! [`fantoccini`]. Each app gets a fresh home for its data, config and logs, so tests never touch the
+//! user's files or each other. [`AppUnderTest::close`] ends the session and stops the driver with
+//! SIGTERM (a SIGKILLed driver leaves `WebKitWebDriver` holding its port).
+//!
+//! The tests themselves live in `tests/e2e.rs` and only build with the `e2e` feature; they need a
+//! display (`xvfb-run`), `tauri-driver`, `WebKitWebDriver` and a binary built with the UI embedded
+//! (`cargo build -p pi-desktop --features custom-protocol`). `scripts/test-e2e.sh` prepares all that.
+//!
+//! Configuration, from the environment (all optional):
+//! - `PI_DESKTOP_APP`: the app binary (default: `target/debug/pi-desktop` in this workspace);
+//! - `TAURI_DRIVER`: the `tauri-driver` binary (default: `tauri-driver` on `PATH`);
+//! - `PI_E2E_ARTIFACTS`: where screenshots go (default: `artifacts/e2e` at the repository root).
+
+mod app;
+mod driver;
+mod error;
+
+pub use app::{AppUnderTest, LaunchOptions};
+pub use error::E2eError;

@@ -1,0 +1,46 @@
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pretty_assertions::assert_eq;
+
+#[tokio::test]
+async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
+    let app = AppUnderTest::launch(LaunchOptions::default())
+        .await
+        .unwrap();
+
+    let composer = app.find_test_id("composer-input").await.unwrap();
+    assert!(composer.is_displayed().await.unwrap());
+    assert_eq!(composer.prop("value").await.unwrap().as_deref(), Some(""));
+    let send = app.find_test_id("send-button").await.unwrap();
+    assert!(
+        send.is_enabled().await.unwrap(),
+        "Send must be enabled on an idle app"
+    );
+    let stop = app.find_test_id("stop-button").await.unwrap();
+    assert!(
+        !stop.is_enabled().await.unwrap(),
+        "Stop must be disabled on an idle app"
+    );
+    let run_status = app.find_test_id("run-status").await.unwrap();
+    assert_eq!(
+        run_status.attr("data-state").await.unwrap().as_deref(),
+        Some("idle")
+    );
+    assert!(
+        app.find_test_id("settings-button")
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap()
+    );
+    // The title comes from the `app_info` command: IPC to the real backend works under the capability.
+    app.wait_for_text(
+        "app-title",
+        &format!("Pi Desktop {}", env!("CARGO_PKG_VERSION")),
+    )
+    .await
+    .unwrap();
+
+    app.screenshot("window-opens").await.unwrap();
+    app.close().await.unwrap();
+}
