@@ -12,3 +12,5 @@ mod support;
 mod conformance;
 #[path = "providers/faults.rs"]
 mod faults;
+#[path = "providers/registry.rs"]
+mod registry;

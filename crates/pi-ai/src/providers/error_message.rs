@@ -112,11 +112,10 @@ pub(crate) fn send_failure(label: &str, url: &str, failure: &SendFailure) -> Str
 pub(crate) fn stream_failure(label: &str, failure: &SseFailure) -> String {
     match failure {
         SseFailure::Aborted => "Request was aborted".into(),
-        SseFailure::Idle(seconds) => {
-            format!(
-                "{label} stopped sending data for {seconds} s (idle timeout); the response is incomplete."
-            )
-        }
+        SseFailure::Idle(limit) => format!(
+            "{label} stopped sending data for {:.1} s (idle timeout); the response is incomplete. Try again.",
+            limit.as_secs_f64()
+        ),
         SseFailure::Transport(detail) => {
             format!("The connection to {label} was interrupted mid-response: {detail}")
         }

@@ -16,8 +16,8 @@ pub(crate) enum SseFailure {
     #[error("Request was aborted")]
     Aborted,
     /// No body bytes arrived within the idle timeout.
-    #[error("no data received from the provider for {0} s")]
-    Idle(u64),
+    #[error("no data received from the provider for {:.1} s", .0.as_secs_f64())]
+    Idle(Duration),
     /// The connection broke (reset, truncated chunked body, …).
     #[error("{0}")]
     Transport(String),
@@ -111,9 +111,7 @@ impl SseEvents {
             })),
             Some(Err(sse_stream::Error::Body(source))) => {
                 match source.downcast_ref::<BodyError>() {
-                    Some(BodyError::Idle) => {
-                        Err(SseFailure::Idle(self.idle.map_or(0, |d| d.as_secs())))
-                    }
+                    Some(BodyError::Idle) => Err(SseFailure::Idle(self.idle.unwrap_or_default())),
                     Some(BodyError::Transport(text)) => Err(SseFailure::Transport(text.clone())),
                     None => Err(SseFailure::Transport(source.to_string())),
                 }
