@@ -4,7 +4,7 @@
 //! the events as they are; a partial is serialised only when a checkpoint is actually due, so a long stream
 //! costs one serialisation per second, not one per delta.
 //!
-//! Event mapping (the host's subscriber does this): `message_update` of the assistant message →
+//! Event mapping ([`ConversationRecorder::on_agent_event`] does it, or the host's subscriber by hand): `message_update` of the assistant message →
 //! [`ConversationRecorder::on_message_update`] with the partial message; `message_end` of any message →
 //! [`ConversationRecorder::on_message_end`]; the user pressed Stop or the run failed →
 //! [`ConversationRecorder::checkpoint_now`] with the latest partial, before the final `message_end` arrives.
@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use pi_agent::AgentEvent;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -82,6 +83,30 @@ impl ConversationRecorder {
     /// How many finished messages are waiting to be saved after a failure.
     pub fn n_unsaved(&self) -> usize {
         self.unsaved.len()
+    }
+
+    /// Feeds one agent event: `message_update` of an assistant message → [`Self::on_message_update`],
+    /// `message_end` → [`Self::on_message_end`]; every other event is ignored. Returns what was written for an
+    /// update, `None` for anything else.
+    pub fn on_agent_event(
+        &mut self,
+        event: &AgentEvent,
+    ) -> Result<Option<CheckpointWrite>, StoreError> {
+        match event {
+            AgentEvent::MessageUpdate { message, .. } if message.role() == "assistant" => {
+                self.on_message_update(message).map(Some)
+            }
+            AgentEvent::MessageEnd { message } => self.on_message_end(message).map(|()| None),
+            AgentEvent::AgentStart
+            | AgentEvent::AgentEnd { .. }
+            | AgentEvent::TurnStart
+            | AgentEvent::TurnEnd { .. }
+            | AgentEvent::MessageStart { .. }
+            | AgentEvent::MessageUpdate { .. }
+            | AgentEvent::ToolExecutionStart { .. }
+            | AgentEvent::ToolExecutionUpdate { .. }
+            | AgentEvent::ToolExecutionEnd { .. } => Ok(None),
+        }
     }
 
     /// A streaming update of the assistant message: saves `partial` if this is the message's first update or at

@@ -151,7 +151,7 @@ impl Store {
         Ok(Self::from_connection(connection, clock, None))
     }
 
-    fn from_connection(
+    pub(super) fn from_connection(
         connection: Connection,
         clock: Arc<dyn Clock>,
         path: Option<PathBuf>,

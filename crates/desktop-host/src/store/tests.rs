@@ -80,3 +80,43 @@ fn a_full_disk_is_a_typed_error_keeps_saved_messages_and_retries_in_order() {
         vec![big, second]
     );
 }
+
+#[test]
+fn a_read_only_database_is_a_typed_error_and_what_it_holds_still_loads() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(DATABASE_FILE_NAME);
+    let clock = ManualClock::new(1_700_000_000_000);
+    let writable = Store::open_with_clock(&path, Arc::new(clock.clone()))
+        .unwrap()
+        .store;
+    let saved = writable.create_conversation(None).unwrap();
+    writable
+        .append_message(&saved.id, &user("kept safe"))
+        .unwrap();
+    drop(writable);
+
+    // Root ignores file modes, so a read-only folder cannot be made here; SQLite's read-only open gives the same
+    // SQLITE_READONLY answer on every write.
+    let connection =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let store = Store::from_connection(connection, Arc::new(clock), Some(path.clone()));
+    let error = store.create_conversation(None).unwrap_err();
+    assert_eq!(error.kind(), StoreErrorKind::ReadOnly);
+    let mut recorder = ConversationRecorder::new(store.clone(), saved.id.clone());
+    assert_eq!(
+        recorder
+            .on_message_end(&user("not saved"))
+            .unwrap_err()
+            .kind(),
+        StoreErrorKind::ReadOnly
+    );
+    assert_eq!(recorder.n_unsaved(), 1);
+    assert_eq!(
+        store
+            .load_transcript(&saved.id)
+            .unwrap()
+            .agent_messages_json(),
+        vec![user("kept safe")]
+    );
+}

@@ -116,3 +116,72 @@ fn a_message_without_updates_is_appended_without_checkpoints() {
         ]
     );
 }
+
+#[test]
+fn agent_events_drive_the_recorder_directly() {
+    use pi_agent::{AgentEvent, AgentMessage};
+    use pi_ai::{AssistantMessage, AssistantMessageEvent};
+
+    let test_store = TestStore::new();
+    let conversation = test_store.store.create_conversation(None).unwrap();
+    let mut recorder = ConversationRecorder::new(test_store.store.clone(), conversation.id.clone());
+    let prompt: AgentMessage = serde_json::from_value(user("Hi")).unwrap();
+    let partial_json = partial("He");
+    let partial_message: AssistantMessage = serde_json::from_value(partial_json.clone()).unwrap();
+    let update = AgentEvent::MessageUpdate {
+        message: serde_json::from_value(partial_json.clone()).unwrap(),
+        assistant_message_event: AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "He".to_owned(),
+            partial: partial_message,
+        },
+    };
+    let answer: AgentMessage = serde_json::from_value(assistant("Hello", "stop")).unwrap();
+
+    assert_eq!(
+        recorder.on_agent_event(&AgentEvent::AgentStart).unwrap(),
+        None
+    );
+    assert_eq!(
+        recorder
+            .on_agent_event(&AgentEvent::MessageStart {
+                message: prompt.clone()
+            })
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        recorder
+            .on_agent_event(&AgentEvent::MessageEnd { message: prompt })
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        recorder.on_agent_event(&update).unwrap(),
+        Some(CheckpointWrite::Written)
+    );
+    assert_eq!(
+        on_disk_last(&test_store, &conversation.id),
+        (partial_json, EntryState::Interrupted)
+    );
+    assert_eq!(
+        recorder.on_agent_event(&update).unwrap(),
+        Some(CheckpointWrite::Throttled)
+    );
+    assert_eq!(
+        recorder
+            .on_agent_event(&AgentEvent::MessageEnd {
+                message: answer.clone()
+            })
+            .unwrap(),
+        None
+    );
+    let transcript = test_store
+        .second_handle()
+        .load_transcript(&conversation.id)
+        .unwrap();
+    assert_eq!(
+        transcript.agent_messages().unwrap(),
+        vec![serde_json::from_value(user("Hi")).unwrap(), answer]
+    );
+}
