@@ -46,9 +46,9 @@ impl From<Vec<UserBlock>> for UserContent {
     }
 }
 
-/// A user message: `{"role":"user","content":…,"timestamp":…}`.
+/// A user message: `{"role":"user","content":…,"timestamp":…}` (the `role` key is written by serde).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "role", rename = "user", rename_all = "camelCase")]
 pub struct UserMessage {
     /// String or blocks.
     pub content: UserContent,
@@ -153,8 +153,9 @@ pub struct Diagnostic {
 /// An assistant message (spec 1.3).
 ///
 /// `content` holds `Arc`ed blocks so a snapshot of a streaming message costs O(blocks), not O(text) (spec 6.2).
+/// Serializes with `"role":"assistant"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "role", rename = "assistant", rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Ordered text / thinking / toolCall blocks.
     pub content: Vec<Arc<AssistantBlock>>,
@@ -249,9 +250,9 @@ impl AssistantMessage {
     }
 }
 
-/// A tool result message: `{"role":"toolResult","toolCallId",…}`.
+/// A tool result message: `{"role":"toolResult","toolCallId",…}` (the `role` key is written by serde).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "role", rename = "toolResult", rename_all = "camelCase")]
 pub struct ToolResultMessage {
     /// The answered call's id.
     pub tool_call_id: String,
@@ -279,7 +280,7 @@ pub struct ToolResultMessage {
     clippy::large_enum_variant,
     reason = "messages are built once and moved rarely; boxing would burden every match"
 )]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "role")]
 pub enum Message {
     /// `role: "user"`.
@@ -313,6 +314,17 @@ impl Message {
     }
 }
 
+impl Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Each message struct writes its own `role`.
+        match self {
+            Message::User(message) => message.serialize(serializer),
+            Message::Assistant(message) => message.serialize(serializer),
+            Message::ToolResult(message) => message.serialize(serializer),
+        }
+    }
+}
+
 impl From<UserMessage> for Message {
     fn from(message: UserMessage) -> Self {
         Message::User(message)
@@ -328,5 +340,40 @@ impl From<AssistantMessage> for Message {
 impl From<ToolResultMessage> for Message {
     fn from(message: ToolResultMessage) -> Self {
         Message::ToolResult(message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{AssistantMessage, Message, UserMessage};
+    use crate::model::Api;
+
+    #[test]
+    fn messages_carry_their_role_alone_and_inside_message() {
+        let assistant = AssistantMessage::empty_for(Api::SCRIPTED, "p".into(), "m".into());
+        let alone = serde_json::to_value(&assistant).unwrap();
+        assert_eq!(alone["role"], json!("assistant"));
+        let wrapped = serde_json::to_string(&Message::Assistant(assistant.clone())).unwrap();
+        assert_eq!(wrapped.matches("\"role\"").count(), 1);
+        assert_eq!(
+            serde_json::from_str::<Message>(&wrapped).unwrap(),
+            Message::Assistant(assistant.clone())
+        );
+        assert_eq!(
+            serde_json::from_value::<AssistantMessage>(alone).unwrap(),
+            assistant
+        );
+        let user: Message =
+            serde_json::from_value(json!({"role": "user", "content": "hi", "timestamp": 1}))
+                .unwrap();
+        assert_eq!(
+            user,
+            Message::User(UserMessage {
+                content: "hi".into(),
+                timestamp: 1
+            })
+        );
     }
 }
