@@ -100,7 +100,7 @@ fn a_read_only_database_is_a_typed_error_and_what_it_holds_still_loads() {
     let connection =
         rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
-    let store = Store::from_connection(connection, Arc::new(clock), Some(path.clone()));
+    let store = Store::from_connection(connection, Arc::new(clock), Some(path));
     let error = store.create_conversation(None).unwrap_err();
     assert_eq!(error.kind(), StoreErrorKind::ReadOnly);
     let mut recorder = ConversationRecorder::new(store.clone(), saved.id.clone());
