@@ -1,10 +1,6 @@
 //! The model layer: pi-ai's message types and event protocol, streams, the model registry and providers.
 
 #![warn(missing_docs)]
-#![cfg_attr(
-    test,
-    allow(clippy::unwrap_used, clippy::expect_used, reason = "tests may unwrap")
-)]
 
 mod content;
 mod context;
@@ -24,8 +20,8 @@ mod stream_fn;
 mod thinking;
 mod tokens;
 pub mod transform;
-mod validation;
 mod usage;
+mod validation;
 
 pub use content::{
     AssistantBlock, ImageContent, TextContent, ThinkingContent, ToolCall, UserBlock,

@@ -73,7 +73,10 @@ pub type ResponseFactory = Arc<
 >;
 
 /// One queued response.
-#[allow(clippy::large_enum_variant, reason = "queued once per request; boxing buys nothing")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "queued once per request; boxing buys nothing"
+)]
 #[derive(Clone)]
 pub enum ScriptedResponse {
     /// Stream this message (api / provider / model are replaced by the request model's).

@@ -6,7 +6,10 @@
 //! `assistantMessageEvent` without `partial`; the test supplies the update's `message` (or an empty partial when
 //! the trace omits it) and re-encodes with [`AssistantMessageEvent::without_partial`].
 
-#![allow(clippy::unwrap_used, reason = "test code: a broken fixture should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a broken fixture should fail loudly"
+)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -109,11 +109,7 @@ async fn text_is_chunked_by_tokens_and_deltas_rebuild_it() {
     let AssistantMessageEvent::TextDelta { partial, .. } = &events[3] else {
         panic!("third event is a delta")
     };
-    assert_eq!(
-        partial.text(),
-        "The quic",
-        "partial after the second delta"
-    );
+    assert_eq!(partial.text(), "The quic", "partial after the second delta");
     assert_eq!(message.text(), text);
     assert!(message.usage.input > 0 && message.usage.output > 0);
     assert_eq!(
