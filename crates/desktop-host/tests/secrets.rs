@@ -13,7 +13,7 @@ use std::path::Path;
 
 use desktop_host::secrets::{
     ApiKeys, FALLBACK_FILE_NAME, FallbackOffer, KeyStorage, KeyStoreSetup, KeychainUnavailable,
-    SecretsError, choose_key_store,
+    SecretsError, choose_key_store, open_key_store,
 };
 use desktop_host::settings::{ApiKey, ApiKeySource};
 use pretty_assertions::assert_eq;
@@ -164,4 +164,59 @@ fn blank_keys_and_malformed_provider_ids_are_refused() {
         );
     }
     assert!(keys.has_key("my-proxy.local_2").is_ok());
+}
+
+/// Set in the child process of the test below.
+const PROBE_CHILD_VARIABLE: &str = "PI_DESKTOP_TEST_PROBE_CHILD";
+
+/// The real keychain probe where no Secret Service can be reached. The probe runs in a child process (this test
+/// binary again, filtered to this test) whose D-Bus address points at nothing, so the test's own environment is
+/// never changed.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_a_reachable_secret_service_the_real_probe_says_why_and_offers_the_file() {
+    const TEST_NAME: &str =
+        "without_a_reachable_secret_service_the_real_probe_says_why_and_offers_the_file";
+    if std::env::var_os(PROBE_CHILD_VARIABLE).is_some() {
+        let config = tempfile::tempdir().unwrap();
+        match open_key_store(config.path()) {
+            KeyStoreSetup::NeedsFallbackConsent(offer) => {
+                assert_eq!(offer.file, config.path().join(FALLBACK_FILE_NAME));
+                assert!(!offer.file.exists(), "nothing is written before consent");
+                println!("probe-reason: {}", offer.keychain_unavailable);
+            }
+            KeyStoreSetup::Ready(keys) => panic!("a keychain was found: {keys:?}"),
+        }
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", TEST_NAME, "--nocapture", "--test-threads=1"])
+        .env(PROBE_CHILD_VARIABLE, "1")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/pi-desktop-test-bus",
+        )
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "child failed: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reason = stdout
+        .lines()
+        .find_map(|line| line.split_once("probe-reason: ").map(|(_, reason)| reason))
+        .unwrap_or_else(|| {
+            panic!("the child did not report a reason: {stdout}");
+        });
+    assert!(
+        reason.starts_with("the OS keychain is not available: "),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("/nonexistent/pi-desktop-test-bus"),
+        "the reason names what failed: {reason}"
+    );
 }
