@@ -1,4 +1,67 @@
-//! The model layer: pi-ai's message types and event protocol, streams, the model registry and providers.
+//! The model layer of the Pi runtime: a Rust port of pi-ai 0.85.1.
+//!
+//! # Overview
+//!
+//! * **Messages** ([`Message`] = [`UserMessage`] | [`AssistantMessage`] | [`ToolResultMessage`]) and their
+//!   content blocks ([`UserBlock`], [`AssistantBlock`]: text, thinking, image, [`ToolCall`]) serialize exactly
+//!   as pi's JSON: camelCase keys, pi's tags, absent optionals omitted, integral costs without a fraction.
+//! * **Models** ([`Model`], selected by an open [`Api`] name and a provider id) and request options
+//!   ([`SimpleStreamOptions`] wrapping [`StreamOptions`], with a [`CancellationToken`] as the abort signal).
+//! * **The event protocol**: one response is an [`AssistantMessageEventStream`] of
+//!   [`AssistantMessageEvent`]s — `start`, `text_*`, `thinking_*`, `toolcall_*`, then exactly one `done` or
+//!   `error`. Every non-terminal event carries `partial`, an immutable snapshot that costs O(blocks) to take
+//!   ([`SharedText`] shares the growing text between snapshots).
+//! * **Streams** are [`EventStream`]s: the producer pushes without waiting, the consumer is a
+//!   [`futures_util::Stream`], and [`EventStream::result`] always resolves (ending without a result is
+//!   [`StreamError::EndedWithoutResult`], never a hang).
+//! * **Providers**: an [`ApiProvider`] implements one wire protocol; a [`Provider`] bundles auth, models and
+//!   APIs; [`Models`] is the registry whose [`Models::stream_simple`] never fails outside the stream (unknown
+//!   provider, missing key … become a single `error` event). [`providers`] holds the HTTP adapters
+//!   (`openai-completions`, `openai-responses`, `anthropic-messages`); [`scripted`] is the offline test double.
+//! * **Helpers the adapters and the agent share**: [`parse_streaming_json`] (tolerant partial JSON),
+//!   [`validate_tool_arguments`] (JSON Schema with pi's coercion and error text), [`transform_messages`]
+//!   (replay normalization), [`calculate_cost`], [`clamp_max_tokens`], [`clamp_thinking_level`].
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use futures_util::StreamExt;
+//! use pi_ai::scripted::{ScriptedProvider, text_message};
+//! use pi_ai::{AssistantMessageEvent, Context, Models, SimpleStreamOptions, UserMessage};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let models = Arc::new(Models::new());
+//! let scripted = ScriptedProvider::new(vec![text_message("Hello! How can I help?")]);
+//! models.set_provider(scripted.provider());
+//!
+//! let model = models.model("scripted", "scripted-1").expect("registered above");
+//! let context = Context {
+//!     system_prompt: Some("You are helpful.".into()),
+//!     messages: vec![UserMessage::new("Hi").into()],
+//!     tools: None,
+//! };
+//! let mut stream = models.stream_simple(&model, context, SimpleStreamOptions::default());
+//! let mut text = String::new();
+//! while let Some(event) = stream.next().await {
+//!     if let AssistantMessageEvent::TextDelta { delta, .. } = &event {
+//!         text.push_str(delta);
+//!     }
+//! }
+//! let message = stream.result().await.expect("the stream ended with done");
+//! assert_eq!(text, "Hello! How can I help?");
+//! assert_eq!(message.text(), text);
+//! assert!(message.usage.input > 0);
+//! # });
+//! ```
+//!
+//! # Failure contract
+//!
+//! Stream entry points return a stream synchronously and never fail for request, model or runtime problems:
+//! those end the stream with one `error` event whose message has stopReason `error` (or `aborted` when the
+//! signal was cancelled) and an `errorMessage`. Cancelling [`StreamOptions::signal`] ends a running stream with
+//! `error(aborted)` and "Request was aborted", the partial content kept.
 
 #![warn(missing_docs)]
 

@@ -28,8 +28,7 @@ pub struct Cost {
 
 /// Token counts of one response; always present on assistant messages (zeros when unknown).
 ///
-/// Construct with `Usage::default()` (or `Usage { input, .., ..Usage::default() }` inside this crate) and set
-/// the counts. A message decoded from JSON without a `usage` key keeps that absence: its usage is zero and
+/// Construct with `Usage { input, output, .., ..Usage::default() }`. A message decoded from JSON without a `usage` key keeps that absence: its usage is zero and
 /// [`Usage::is_omitted`] is true, and it serializes without `usage` again (scenario files carry such messages).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,9 +55,10 @@ pub struct Usage {
     pub total_tokens: u64,
     /// Dollar cost.
     pub cost: Cost,
-    /// The message this came from had no `usage` key; never serialized.
+    /// True only for a message decoded from JSON without a `usage` key: such a message re-encodes without
+    /// `usage`. Leave it `false` (as `Usage::default()` does); it is never serialized.
     #[serde(skip)]
-    pub(crate) omitted: bool,
+    pub omitted: bool,
 }
 
 impl Usage {
