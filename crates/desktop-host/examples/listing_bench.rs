@@ -81,8 +81,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (label, args) in cases {
         let mut timings = Vec::new();
+        let mut cpu_timings = Vec::new();
         let mut output = None;
         for _ in 0..5 {
+            let cpu_started = process_cpu_time();
             let started = Instant::now();
             let result = list_folder_files(
                 &context,
@@ -93,19 +95,42 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             )
             .await?;
             timings.push(started.elapsed());
+            cpu_timings.push(process_cpu_time().saturating_sub(cpu_started));
             output = Some(result);
         }
         timings.sort();
+        cpu_timings.sort();
         let output = output.ok_or("no run")?;
         println!(
-            "{label}: median {:.1?}, min {:.1?}, max {:.1?}; model content {} bytes; totalMatched {}; nextCursor {}",
+            "{label}: wall median {:.1?} (min {:.1?}, max {:.1?}), CPU median {:.1?}; model content {} bytes; \
+             totalMatched {}; nextCursor {}",
             timings[timings.len() / 2],
             timings[0],
             timings[timings.len() - 1],
+            cpu_timings[cpu_timings.len() / 2],
             output.content.len(),
             output.details["totalMatched"],
             output.details["nextCursor"].is_string(),
         );
     }
     Ok(())
+}
+
+/// User plus system CPU time of this process so far (Linux `/proc/self/stat`; zero elsewhere), so numbers taken
+/// on a busy machine still say what the listing itself costs.
+fn process_cpu_time() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    // Fields after the command name (which sits in parentheses and may hold spaces): utime is the 14th field
+    // of the line, stime the 15th, both in clock ticks (100 per second on Linux).
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |idx: usize| {
+        fields
+            .get(idx)
+            .and_then(|field| field.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
