@@ -14,6 +14,36 @@
 //!   folder, corruption) returns a [`StoreError`] whose [`StoreError::kind`] the host turns into a notice, and the
 //!   chat goes on in memory. Error texts name paths and ids, never message content or keys.
 //! - All methods are synchronous and short; the connection sits behind a std mutex locked inside each method.
+//!   From async code they may be called directly for single messages; bulk work (export of a huge
+//!   conversation) belongs in `spawn_blocking`.
+//!
+//! What the app does with it:
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use desktop_host::store::{ConversationRecorder, DayZone, ExportFormat, ManualClock, Store, group_by_day};
+//! use serde_json::json;
+//!
+//! // The app opens `<data folder>/conversations.sqlite3` with `Store::open` and shows `opened.notices`.
+//! let store = Store::open_in_memory(Arc::new(ManualClock::new(1_796_040_000_000)))?;
+//! let conversation = store.create_conversation(Some("gpt-4o-mini"))?;
+//!
+//! // The agent subscriber: `recorder.on_agent_event(&event)` for every AgentEvent, or by hand:
+//! let mut recorder = ConversationRecorder::new(store.clone(), conversation.id.clone());
+//! recorder.on_message_end(&json!({"role": "user", "content": "Was liegt in Downloads? 下载里有什么", "timestamp": 1}))?;
+//!
+//! // The sidebar, search, export; and the Agent's transcript when the conversation is reopened.
+//! let days = group_by_day(&store.list_conversations()?, DayZone::System);
+//! assert_eq!(days[0].conversations[0].title.as_deref(), Some("Was liegt in Downloads? 下载里有什么"));
+//! let hits = store.search("下载", 20)?;
+//! assert_eq!(hits[0].snippet.iter().filter(|part| part.highlighted).count(), 1);
+//! let markdown = store.export_conversation(&conversation.id, ExportFormat::Markdown)?;
+//! assert!(markdown.starts_with("# Was liegt in Downloads?"));
+//! let messages: Vec<pi_agent::AgentMessage> = store.load_transcript(&conversation.id)?.agent_messages()?;
+//! assert_eq!(messages.len(), 1);
+//! # Ok::<(), desktop_host::store::StoreError>(())
+//! ```
 
 mod clock;
 mod database_file;

@@ -137,7 +137,10 @@ impl Store {
         let stamp = file_stamp(clock.now_ms());
         let (connection, notices) = open_database_file(path, &stamp)?;
         let store = Self::from_connection(connection, clock, Some(path.to_path_buf()));
-        store.purge_expired_deletions()?;
+        // Purging is housekeeping: a failure here must not keep the conversations from opening.
+        if let Err(error) = store.purge_expired_deletions() {
+            tracing::warn!(%error, "purging expired deletions failed");
+        }
         Ok(OpenedStore { store, notices })
     }
 

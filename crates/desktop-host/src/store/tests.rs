@@ -120,3 +120,11 @@ fn a_read_only_database_is_a_typed_error_and_what_it_holds_still_loads() {
         vec![user("kept safe")]
     );
 }
+
+#[test]
+fn the_store_and_the_key_store_can_live_in_app_state() {
+    fn assert_shareable<T: Send + Sync + 'static>() {}
+    assert_shareable::<Store>();
+    assert_shareable::<crate::secrets::ApiKeys>();
+    assert_shareable::<StoreError>();
+}
