@@ -611,7 +611,7 @@ impl Agent {
         let options = &shared.config;
         let mut stream_options = SimpleStreamOptions {
             reasoning: shared.live.state.thinking_level.reasoning(),
-            thinking_budgets: options.thinking_budgets.clone(),
+            thinking_budgets: options.thinking_budgets,
             ..SimpleStreamOptions::default()
         };
         stream_options.base.session_id = options.session_id.clone();

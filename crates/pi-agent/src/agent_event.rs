@@ -22,6 +22,10 @@ use crate::agent_message::AgentMessage;
 use crate::agent_tool::AgentToolResult;
 
 /// One event of an agent run.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "events are built once and shared behind an Arc"
+)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
     /// A run began; exactly one `AgentEnd` follows.

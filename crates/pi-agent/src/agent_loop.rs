@@ -179,18 +179,10 @@ pub fn agent_loop(
     let (sender, stream) = agent_event_channel();
     let model = config.model.clone();
     let sink = channel_sink(sender.clone());
-    let run_cancel = cancel.clone();
     tokio::spawn(async move {
-        let outcome = run_agent_loop(
-            prompts,
-            context,
-            config,
-            sink,
-            run_cancel.clone(),
-            stream_fn,
-        )
-        .await;
-        finish_channel(&sender, outcome, &model, &run_cancel);
+        let outcome =
+            run_agent_loop(prompts, context, config, sink, cancel.clone(), stream_fn).await;
+        finish_channel(&sender, outcome, &model, &cancel);
     });
     stream
 }
@@ -206,11 +198,10 @@ pub fn agent_loop_continue(
     let (sender, stream) = agent_event_channel();
     let model = config.model.clone();
     let sink = channel_sink(sender.clone());
-    let run_cancel = cancel.clone();
     tokio::spawn(async move {
         let outcome =
-            run_agent_loop_continue(context, config, sink, run_cancel.clone(), stream_fn).await;
-        finish_channel(&sender, outcome, &model, &run_cancel);
+            run_agent_loop_continue(context, config, sink, cancel.clone(), stream_fn).await;
+        finish_channel(&sender, outcome, &model, &cancel);
     });
     Ok(stream)
 }
@@ -646,6 +637,10 @@ async fn guard_hook_stream(
     }
 }
 
+#[allow(
+    clippy::large_enum_variant,
+    reason = "moved once per stream event, straight into the emitted event"
+)]
 enum NextEvent {
     Event(AssistantMessageEvent),
     Ended,

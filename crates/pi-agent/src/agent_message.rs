@@ -12,6 +12,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// A message in the agent transcript.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "matches pi-ai's Message; boxing would burden every match"
+)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentMessage {
     /// `role: "user"`.

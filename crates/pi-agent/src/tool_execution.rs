@@ -88,6 +88,10 @@ struct PreparedCall {
 }
 
 /// Preparation yields a call to execute or an immediate outcome.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per tool call, consumed at once"
+)]
 enum Preparation {
     Prepared(PreparedCall),
     Immediate(Outcome),

@@ -1,6 +1,11 @@
 //! Conformance suite: every scenario in `tests/data/scenarios` must produce exactly the trace that
 //! pi-agent-core 0.85.1 produced (`tests/data/expected`), compared structurally with numbers by value.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "tests unwrap what they set up themselves"
+)]
+
 mod harness;
 
 use std::path::PathBuf;

@@ -2,6 +2,11 @@
 //! Rust-only guarantees (panics caught, a handle usable from several tasks). The traces of the conformance suite
 //! cover everything else.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "tests unwrap what they set up themselves"
+)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

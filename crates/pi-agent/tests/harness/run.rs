@@ -23,6 +23,9 @@ use super::{HarnessError, expand_message, loop_hooks, make_model, parse_thinking
 /// What a settled prompt/continue/… logs.
 type Outcome = Vec<(&'static str, Value)>;
 
+/// A started, not yet awaited prompt/continue.
+type RunHandle = JoinHandle<Result<(), AgentError>>;
+
 /// State shared by the driver and the listeners of one run.
 struct RunContext {
     agent: WeakAgent,
@@ -30,7 +33,7 @@ struct RunContext {
     tools: Vec<(String, SharedAgentTool)>,
     hooks: Vec<HookSpec>,
     hook_counts: Mutex<Vec<u64>>,
-    pending: Mutex<Vec<(String, JoinHandle<Result<(), AgentError>>)>>,
+    pending: Mutex<Vec<(String, RunHandle)>>,
 }
 
 /// Runs one scenario and returns its trace.
