@@ -73,6 +73,7 @@ mod js_number;
 mod message;
 mod model;
 mod options;
+mod overflow;
 pub mod partial_json;
 mod provider;
 pub mod providers;
@@ -107,6 +108,7 @@ pub use options::{
     CacheRetention, DEFAULT_MAX_RETRY_DELAY_MS, DeferredOptions, PayloadHook, ResponseHook,
     ResponseInfo, SimpleStreamOptions, StreamOptions, ToolChoice, Transport,
 };
+pub use overflow::is_context_overflow;
 pub use partial_json::parse_streaming_json;
 pub use provider::{ApiProvider, Provider, ProviderAuth};
 pub use registry::Models;

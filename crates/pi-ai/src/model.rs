@@ -340,3 +340,42 @@ impl Model {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Api, Model, ModelThinkingLevel};
+
+    #[test]
+    fn a_model_round_trips_with_its_thinking_map_and_compat() {
+        let value = json!({
+            "id": "gpt-x", "name": "GPT X", "api": "openai-responses", "provider": "openai",
+            "baseUrl": "https://example.invalid/v1", "reasoning": true,
+            "thinkingLevelMap": {"minimal": null, "high": "high", "xhigh": "xhigh"},
+            "input": ["text", "image"],
+            "cost": {"input": 1.25, "output": 10, "cacheRead": 0.125, "cacheWrite": 0},
+            "contextWindow": 400000, "maxTokens": 128000,
+            "compat": {"supportsDeveloperRole": true}
+        });
+        let model: Model = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(model.api, Api::OPENAI_RESPONSES);
+        let map = model.thinking_level_map.as_ref().unwrap();
+        assert_eq!(map.get(&ModelThinkingLevel::Minimal), Some(&None));
+        assert_eq!(serde_json::to_value(&model).unwrap(), value);
+    }
+
+    #[test]
+    fn the_placeholder_model_matches_pi() {
+        let value = serde_json::to_value(Model::unknown()).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "id": "unknown", "name": "unknown", "api": "unknown", "provider": "unknown", "baseUrl": "",
+                "reasoning": false, "input": [],
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                "contextWindow": 0, "maxTokens": 0
+            })
+        );
+    }
+}

@@ -81,18 +81,26 @@ impl SharedText {
     }
 
     /// Appends `delta` to this value (other clones keep their old value).
+    ///
+    /// Never waits: if a reader currently holds a [`TextRef`] of the shared buffer, this value forks a private
+    /// copy instead of blocking (so a consumer holding a `TextRef` cannot deadlock the producer).
     pub fn push_str(&mut self, delta: &str) {
-        let mut buffer = self.buffer.write().unwrap_or_else(PoisonError::into_inner);
-        if buffer.len() == self.len {
-            buffer.push_str(delta);
-            self.len = buffer.len();
-            return;
+        if let Ok(mut buffer) = self.buffer.try_write() {
+            if buffer.len() == self.len {
+                buffer.push_str(delta);
+                self.len = buffer.len();
+                return;
+            }
         }
-        // Another version already appended past our end: fork a private buffer holding our prefix.
-        let mut forked = String::with_capacity(self.len + delta.len());
-        forked.push_str(buffer.get(..self.len).unwrap_or_default());
+        // Another version already appended past our end, or a reader holds the buffer: fork our prefix.
+        let forked = {
+            let buffer = self.buffer.read().unwrap_or_else(PoisonError::into_inner);
+            let mut forked = String::with_capacity((self.len + delta.len()).max(self.len * 2));
+            forked.push_str(buffer.get(..self.len).unwrap_or_default());
+            forked
+        };
+        let mut forked = forked;
         forked.push_str(delta);
-        drop(buffer);
         *self = Self::new(forked);
     }
 }
@@ -182,6 +190,17 @@ mod tests {
         assert_eq!(fork, "abX");
         assert_eq!(base, "ab");
         assert_eq!(newest.appended("d"), "abcd");
+    }
+
+    #[test]
+    fn appending_while_a_reader_holds_the_text_forks_instead_of_waiting() {
+        let base = SharedText::new("ab");
+        let reader = base.as_str();
+        let grown = base.appended("c");
+        assert_eq!(&*reader, "ab");
+        drop(reader);
+        assert_eq!(grown, "abc");
+        assert_eq!(base, "ab");
     }
 
     #[test]
