@@ -143,6 +143,9 @@ struct Candidate {
     entry: FileEntry,
     /// Lowercase relative path for the name order (empty for the time orders, which never read it).
     sort_path: String,
+    /// Set when the `stat` was deferred (name order without time filters): only the entries that make the page
+    /// are looked up, after selection, so a huge folder costs one `readdir` pass plus `limit` lookups.
+    deferred_path: Option<PathBuf>,
 }
 
 /// Where a cursor points: the last entry of the previous page.
@@ -205,15 +208,30 @@ pub fn list_files(
     } else {
         None
     };
+    let mut skipped = walk.skipped;
     let entries = candidates
         .into_iter()
-        .map(|candidate| candidate.entry)
+        .filter_map(|candidate| match candidate.deferred_path {
+            None => Some(candidate.entry),
+            // Follows symlinks: only links to files inside the folder were kept by the walk.
+            Some(path) => match fs::metadata(&path) {
+                Ok(metadata) => Some(FileEntry {
+                    size: if metadata.is_dir() { 0 } else { metadata.len() },
+                    modified_ms: metadata.modified().ok().map(system_time_ms),
+                    ..candidate.entry
+                }),
+                Err(_) => {
+                    skipped += 1;
+                    None
+                }
+            },
+        })
         .collect();
     Ok(ListingPage {
         entries,
         total_matched,
         scanned: walk.scanned,
-        skipped: walk.skipped,
+        skipped,
         scan_truncated: walk.truncated,
         next_cursor,
     })
@@ -282,6 +300,10 @@ impl Filter {
             Some(needle) => name.to_lowercase().contains(needle.as_str()),
             None => true,
         }
+    }
+
+    fn has_time_bounds(&self) -> bool {
+        self.modified_after_ms.is_some() || self.modified_before_ms.is_some()
     }
 
     fn time_matches(&self, modified_ms: Option<i64>) -> bool {
@@ -383,23 +405,32 @@ impl Walk<'_> {
             if !self.filter.name_matches(&name, &extension, is_folder) {
                 continue;
             }
-            let metadata = if is_symlink {
-                fs::metadata(&path)
-            } else {
-                dir_entry.metadata()
-            };
-            let Ok(metadata) = metadata else {
-                self.skipped += 1;
-                continue;
-            };
-            let modified_ms = metadata.modified().ok().map(system_time_ms);
-            if !self.filter.time_matches(modified_ms) {
-                continue;
-            }
             let kind = if is_folder {
                 FileKind::Folder
             } else {
                 FileKind::from_extension(&extension)
+            };
+            let defer_stat = sort == SortOrder::Name && !self.filter.has_time_bounds();
+            let (size, modified_ms, deferred_path) = if defer_stat {
+                (0, None, Some(path))
+            } else {
+                let Ok(metadata) = (if is_symlink {
+                    fs::metadata(&path)
+                } else {
+                    dir_entry.metadata()
+                }) else {
+                    self.skipped += 1;
+                    continue;
+                };
+                let modified_ms = metadata.modified().ok().map(system_time_ms);
+                if !self.filter.time_matches(modified_ms) {
+                    continue;
+                }
+                (
+                    if is_folder { 0 } else { metadata.len() },
+                    modified_ms,
+                    None,
+                )
             };
             candidates.push(Candidate {
                 sort_path: match sort {
@@ -410,10 +441,11 @@ impl Walk<'_> {
                     lossy_name: matches!(name, std::borrow::Cow::Owned(_)),
                     name: name.into_owned(),
                     relative_path,
-                    size: if is_folder { 0 } else { metadata.len() },
+                    size,
                     modified_ms,
                     kind,
                 },
+                deferred_path,
             });
         }
         for (subfolder, subfolder_prefix) in subfolders {

@@ -243,3 +243,25 @@ fn a_missing_folder_is_an_error() {
     );
     assert!(matches!(result, Err(ListingError::FolderUnreadable { .. })));
 }
+
+#[test]
+fn name_order_looks_up_sizes_and_times_for_the_page_only_but_reports_them() {
+    let (_temp, allowed) = sample_folder();
+    let query = ListingQuery {
+        sort: SortOrder::Name,
+        limit: Some(2),
+        ..ListingQuery::default()
+    };
+    let page = list(&allowed, &query);
+    assert_eq!(paths(&page), vec!["notes.md", "report.PDF"]);
+    assert_eq!(
+        (page.entries[0].size, page.entries[0].modified_ms),
+        (7, Some(2_000_000))
+    );
+    assert_eq!(
+        (page.entries[1].size, page.entries[1].modified_ms),
+        (4, Some(3_000_000))
+    );
+    assert_eq!(page.total_matched, 3);
+    assert!(page.next_cursor.is_some());
+}
