@@ -149,16 +149,38 @@ impl ConversationRecorder {
     /// Retries the saves that failed earlier (the host may call this when the disk has room again).
     pub fn flush_unsaved(&mut self) -> Result<(), StoreError> {
         while let Some(write) = self.unsaved.front() {
-            match write {
-                PendingWrite::Append(message) => {
-                    self.store.append_message(&self.conversation_id, message)?;
-                }
+            let written = match write {
+                PendingWrite::Append(message) => self
+                    .store
+                    .append_message(&self.conversation_id, message)
+                    .map(|_| ()),
                 PendingWrite::Finish { seq, message } => {
-                    self.store
-                        .finish_checkpoint(&self.conversation_id, *seq, message)?;
+                    match self
+                        .store
+                        .finish_checkpoint(&self.conversation_id, *seq, message)
+                    {
+                        // The checkpoint row is gone (never expected): the message still belongs at the end.
+                        Err(StoreError::NotACheckpoint { .. }) => self
+                            .store
+                            .append_message(&self.conversation_id, message)
+                            .map(|_| ()),
+                        other => other,
+                    }
                 }
+            };
+            match written {
+                Ok(()) => {
+                    self.unsaved.pop_front();
+                }
+                Err(error @ StoreError::NotFound(_)) => {
+                    // The conversation was deleted for good while it was being recorded: nothing can be saved
+                    // into it any more, so the queue is dropped instead of failing on every later event.
+                    self.unsaved.clear();
+                    self.streaming = None;
+                    return Err(error);
+                }
+                Err(error) => return Err(error),
             }
-            self.unsaved.pop_front();
         }
         Ok(())
     }

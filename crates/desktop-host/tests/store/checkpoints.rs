@@ -185,3 +185,27 @@ fn agent_events_drive_the_recorder_directly() {
         vec![serde_json::from_value(user("Hi")).unwrap(), answer]
     );
 }
+
+#[test]
+fn recording_into_a_purged_conversation_reports_it_once_and_keeps_nothing_queued() {
+    let test_store = TestStore::new();
+    let conversation = test_store.store.create_conversation(None).unwrap();
+    let mut recorder = ConversationRecorder::new(test_store.store.clone(), conversation.id.clone());
+    recorder.on_message_end(&user("Hi")).unwrap();
+    test_store
+        .store
+        .delete_conversation(&conversation.id)
+        .unwrap();
+    // Deleted but not purged: saving goes on, so an undo brings the whole conversation back.
+    recorder
+        .on_message_end(&assistant("Hello", "stop"))
+        .unwrap();
+    test_store
+        .clock
+        .advance(desktop_host::store::UNDO_WINDOW_MS);
+    assert_eq!(test_store.store.purge_expired_deletions().unwrap(), 1);
+
+    let error = recorder.on_message_end(&user("Anyone?")).unwrap_err();
+    assert_eq!(error.kind(), desktop_host::store::StoreErrorKind::NotFound);
+    assert_eq!(recorder.n_unsaved(), 0);
+}
