@@ -1,7 +1,8 @@
 //! The key store without a keychain service: the consent flow, the private fallback file, and that no key leaks
 //! into `Debug` output or error texts. The real keychain is tested by `secrets_keychain.rs`, inside a D-Bus
-//! session (see `keychain-session.sh`).
+//! session (see `keychain-session.sh`). Unix only: the file-permission checks are Unix modes.
 
+#![cfg(unix)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
