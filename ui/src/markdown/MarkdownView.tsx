@@ -52,14 +52,17 @@ export function MarkdownView({ text }: MarkdownViewProps) {
   );
 }
 
-/** A page of finished blocks; a full page keeps its array identity, so React skips it entirely. */
+/**
+ * A page of finished blocks; a full page keeps its array identity, so React skips it entirely, and its own
+ * element lets the browser skip its layout and paint while it is off screen (CSS content-visibility).
+ */
 const MarkdownPage = memo(function MarkdownPage({ blocks }: { blocks: readonly string[] }) {
   return (
-    <>
+    <div className="md-page">
       {blocks.map((html, index) => (
         <div key={index} className="md-block" dangerouslySetInnerHTML={{ __html: html }} />
       ))}
-    </>
+    </div>
   );
 });
 
