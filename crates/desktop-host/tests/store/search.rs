@@ -170,3 +170,40 @@ fn query_syntax_characters_are_searched_literally() {
     assert_eq!(found(&corpus, "NEAR AND OR"), vec![]);
     assert_eq!(found(&corpus, "   "), vec![]);
 }
+
+#[test]
+fn words_from_the_book_chapter_are_found_in_a_long_mixed_message() {
+    let test_store = TestStore::new();
+    let excerpt =
+        std::fs::read_to_string(crate::support::data_path("chapter_excerpt.txt")).unwrap();
+    let chapter = test_store.store.create_conversation(None).unwrap().id;
+    test_store
+        .store
+        .append_message(&chapter, &user("第 6 章讲什么？"))
+        .unwrap();
+    test_store
+        .store
+        .append_message(&chapter, &assistant(&excerpt, "stop"))
+        .unwrap();
+    let search = |query: &str| -> Vec<i64> {
+        test_store
+            .store
+            .search(query, 10)
+            .unwrap()
+            .into_iter()
+            .map(|hit| hit.message_seq)
+            .collect()
+    };
+    assert_eq!(search("核心认识"), vec![1]);
+    assert_eq!(search("替换"), vec![1]);
+    assert_eq!(search("章"), vec![0, 1]);
+    assert_eq!(search("agent loop"), vec![1]);
+    assert_eq!(search("answerWithOneToolRound"), vec![1]);
+    assert_eq!(search("Pi 循环"), vec![1]);
+    assert_eq!(search("数据库"), Vec::<i64>::new());
+    assert_eq!(
+        search("下载"),
+        Vec::<i64>::new(),
+        "the excerpt stops before the download tool"
+    );
+}
