@@ -185,3 +185,67 @@ fn every_conformance_transcript_comes_back_as_the_same_typed_agent_messages() {
         );
     }
 }
+
+/// Set (to the database path) in the child process of the test below.
+const CRASH_CHILD_VARIABLE: &str = "PI_DESKTOP_TEST_CRASH_CHILD_DB";
+
+/// A real crash: a child process (this test binary again, filtered to this test) saves a prompt and a checkpoint
+/// and then kills itself, with no destructor, no connection close and no WAL checkpoint. The parent opens what
+/// it left.
+#[cfg(unix)]
+#[test]
+fn a_process_that_aborts_mid_stream_leaves_a_readable_interrupted_message() {
+    const TEST_NAME: &str =
+        "round_trip::a_process_that_aborts_mid_stream_leaves_a_readable_interrupted_message";
+    if let Some(path) = std::env::var_os(CRASH_CHILD_VARIABLE) {
+        let opened = crate::support::open_at(
+            std::path::Path::new(&path),
+            &desktop_host::store::ManualClock::new(crate::support::START_MS),
+        );
+        let conversation = opened.store.create_conversation(None).unwrap();
+        let mut recorder = ConversationRecorder::new(opened.store, conversation.id.clone());
+        recorder.on_message_end(&user("Tell me a story.")).unwrap();
+        recorder
+            .on_message_update(&assistant("Once upon", "pending"))
+            .unwrap();
+        println!("conversation-id: {}", conversation.id);
+        // SIGKILL, as when the app is killed: no destructor, no close, and no core file.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &std::process::id().to_string()])
+            .status();
+        std::process::abort();
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(desktop_host::store::DATABASE_FILE_NAME);
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", TEST_NAME, "--nocapture", "--test-threads=1"])
+        .env(CRASH_CHILD_VARIABLE, &path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !output.status.success(),
+        "the child was meant to abort: {stdout}"
+    );
+    let id = stdout
+        .lines()
+        .find_map(|line| {
+            line.split_once("conversation-id: ")
+                .map(|(_, id)| id.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("the child did not get to the crash: {stdout}"));
+
+    let opened = crate::support::open_at(
+        &path,
+        &desktop_host::store::ManualClock::new(crate::support::START_MS),
+    );
+    assert_eq!(opened.notices, vec![]);
+    let transcript = opened.store.load_transcript(&id.as_str().into()).unwrap();
+    let states: Vec<EntryState> = transcript.entries.iter().map(|entry| entry.state).collect();
+    assert_eq!(states, vec![EntryState::Complete, EntryState::Interrupted]);
+    assert_eq!(
+        transcript.entries[1].message,
+        assistant("Once upon", "pending")
+    );
+    assert_eq!(transcript.agent_messages().unwrap().len(), 2);
+}
