@@ -109,10 +109,11 @@ export type ChatAction =
   /** A command rejected with `{kind, message}`. */
   | { type: "command_failed"; command: string; error: CommandError }
   /**
-   * get_state (`startup`) or new_conversation (`new`) answered: the transcript is replaced by the host's. A
-   * startup answer that arrives after the user already sent something is ignored.
+   * get_state (`startup`, or `refresh` while a run this window cannot follow is active) or new_conversation
+   * (`new`) answered: the transcript is replaced by the host's. A startup answer that arrives after the user
+   * already sent something is ignored, and so is a refresh once this window runs its own prompt.
    */
-  | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "new" }
+  | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "refresh" | "new" }
   | { type: "banner_dismissed" }
   | { type: "app_info_loaded"; appInfo: AppInfo };
 
@@ -191,6 +192,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
     case "conversation_loaded":
       if (action.origin === "startup" && (state.transcript.length > 0 || state.runStatus !== "idle")) return state;
+      if (action.origin === "refresh" && (state.runStatus !== "idle" || state.submitting)) return state;
       return loadConversation(state, action.appState);
     case "banner_dismissed":
       return { ...state, banner: null };

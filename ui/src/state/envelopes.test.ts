@@ -415,3 +415,24 @@ describe("the UI's own intents", () => {
     expect(loaded).toBe(submitted);
   });
 });
+
+describe("a window reloaded during a run", () => {
+  const appState = (isStreaming: boolean) => ({
+    isStreaming,
+    pendingToolCalls: [],
+    model: { provider: "p", id: "m", name: "M" },
+    messages: [{ role: "user" as const, content: "still running?" }],
+  });
+
+  it("keeps Send off while the host streams, then takes the host's conversation when the run ended", () => {
+    const loaded = chatReducer(initialChatState, { type: "conversation_loaded", appState: appState(true), origin: "startup" });
+    expect(canSend(loaded)).toBe(false);
+    const refreshed = chatReducer(loaded, { type: "conversation_loaded", appState: appState(false), origin: "refresh" });
+    expect(canSend(refreshed)).toBe(true);
+  });
+
+  it("ignores a refresh once this window runs its own prompt", () => {
+    const running = replay(numbered(runStart("mine")));
+    expect(chatReducer(running, { type: "conversation_loaded", appState: appState(false), origin: "refresh" })).toBe(running);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { initialChatState, type ChatState } from "./chat";
-import { appTitle, canSend, canStop, errorAdvice, fileListDetails, resultText, runStatus } from "./selectors";
+import { appTitle, canSend, canStop, errorAdvice, fileListDetails, followsForeignRun, resultText, runStatus } from "./selectors";
 
 describe("Send and Stop", () => {
   it("start idle with Send enabled and Stop off", () => {
@@ -82,5 +82,15 @@ describe("title", () => {
   it("names the app after what the backend reports", () => {
     expect(appTitle(initialChatState)).toBe("Pi Desktop");
     expect(appTitle({ ...initialChatState, appInfo: { name: "Pi Desktop", version: "1.2.3" } })).toBe("Pi Desktop 1.2.3");
+  });
+});
+
+describe("a run this window cannot follow", () => {
+  it("is one the host reports while this window sent nothing", () => {
+    const reloaded: ChatState = { ...initialChatState, backend: { isStreaming: true, pendingToolCalls: [] } };
+    expect(followsForeignRun(reloaded)).toBe(true);
+    expect(followsForeignRun({ ...reloaded, submitting: true })).toBe(false);
+    expect(followsForeignRun({ ...reloaded, runStatus: "running" })).toBe(false);
+    expect(followsForeignRun(initialChatState)).toBe(false);
   });
 });

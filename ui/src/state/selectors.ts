@@ -23,6 +23,14 @@ export function runStatus(state: ChatState): RunStatus {
   return state.runStatus;
 }
 
+/**
+ * The host reports a run this window has no Channel for (the window was reloaded mid-run): the UI can only
+ * poll get_state until that run ends, since its envelopes go to the old Channel.
+ */
+export function followsForeignRun(state: ChatState): boolean {
+  return state.runStatus === "idle" && !state.submitting && state.backend.isStreaming;
+}
+
 /** Tool calls running now, in start order: the host's `pendingToolCalls` plus any card still running. */
 export function runningToolCallIds(state: ChatState): string[] {
   const ids = [...state.backend.pendingToolCalls];

@@ -13,7 +13,10 @@ import {
 } from "../../ipc/backend";
 import type { Envelope } from "../../ipc/wire";
 import { chatReducer, initialChatState, type ChatState } from "../../state/chat";
-import { canSend, canStop } from "../../state/selectors";
+import { canSend, canStop, followsForeignRun } from "../../state/selectors";
+
+/** How often get_state is polled while a run this window cannot follow is active. */
+const FOREIGN_RUN_POLL_MS = 1000;
 
 export interface ChatIntents {
   send: (text: string) => boolean;
@@ -47,6 +50,18 @@ export function useChat(): [ChatState, ChatIntents] {
       current = false;
     };
   }, []);
+
+  const pollForeignRun = followsForeignRun(state);
+  useEffect(() => {
+    if (!pollForeignRun) return;
+    const timer = window.setInterval(() => {
+      getState().then(
+        (appState) => dispatch({ type: "conversation_loaded", appState, origin: "refresh" }),
+        () => undefined,
+      );
+    }, FOREIGN_RUN_POLL_MS);
+    return () => window.clearInterval(timer);
+  }, [pollForeignRun]);
 
   const sendEnabled = canSend(state);
   const stopEnabled = canStop(state);
