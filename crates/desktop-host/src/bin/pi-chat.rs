@@ -114,16 +114,24 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     Ok(code)
 }
 
-/// One prompt; Ctrl-C aborts it. Exit code 1 when the answer ended in an error.
+/// One prompt; Ctrl-C stops it (exit code 130). Exit code 1 when the answer ended in an error.
 async fn run_once(session: &DesktopSession, prompt: String) -> ExitCode {
     let run = session.prompt(prompt);
     tokio::pin!(run);
+    let mut interrupted = false;
     let result = loop {
         tokio::select! {
             result = &mut run => break result,
-            _ = tokio::signal::ctrl_c() => session.abort(),
+            _ = tokio::signal::ctrl_c() => {
+                interrupted = true;
+                session.abort();
+            }
         }
     };
+    if interrupted {
+        eprintln!("pi-chat: stopped");
+        return ExitCode::from(130);
+    }
     finish_code(session, result)
 }
 

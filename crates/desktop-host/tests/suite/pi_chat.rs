@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 
 use crate::support::envelopes::{assistant_text, events, replay};
 use crate::support::home::test_home;
-use crate::support::openai_server::{OpenAiServer, text_response, tool_call_response};
+use crate::support::openai_server::{
+    OpenAiServer, text_response, tool_call_response, unfinished_text_response,
+};
 
 /// Runs `pi-chat` with a clean environment whose only home is `home`.
 async fn run_pi_chat(home: &Path, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
@@ -208,4 +210,68 @@ async fn pi_chat_with_an_unknown_api_says_what_to_set() {
         stderr.contains("unknown API \"carrier-pigeon\"") && stderr.contains("PI_API"),
         "{stderr}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_the_answer_and_closes_the_http_response() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let home = test_home();
+    let server =
+        OpenAiServer::start_holding(unfinished_text_response(&["Hello, ", "I am still "])).await;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pi-chat"));
+    command
+        .env_clear()
+        .env("HOME", home.home())
+        .args([
+            "--prompt",
+            "hi",
+            "--json",
+            "--api",
+            "openai-completions",
+            "--base-url",
+            &server.base_url,
+        ])
+        .args(["--model", "test-model"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines, status) = tokio::task::spawn_blocking(move || {
+        let mut lines = Vec::new();
+        let mut reader = BufReader::new(stdout).lines();
+        // Interrupt once the answer is visibly streaming, as a user would.
+        for line in reader.by_ref() {
+            let line = line.unwrap();
+            let streaming = line.contains("\"text_delta\"");
+            lines.push(line);
+            if streaming {
+                let interrupted = Command::new("kill")
+                    .args(["-INT", &child.id().to_string()])
+                    .status()
+                    .unwrap();
+                assert!(interrupted.success());
+                break;
+            }
+        }
+        lines.extend(reader.map(Result::unwrap));
+        (lines, child.wait().unwrap())
+    })
+    .await
+    .unwrap();
+
+    assert_eq!(status.code(), Some(130));
+    tokio::time::timeout(std::time::Duration::from_secs(20), server.client_closed())
+        .await
+        .expect("the client never closed the held-open response");
+    let envelopes: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let replayed = replay(&envelopes);
+    let answer = replayed.messages.last().unwrap();
+    assert_eq!(answer["stopReason"], "aborted");
+    assert!(assistant_text(answer).starts_with("Hello, "), "{answer}");
+    assert_eq!(replayed.notices.last(), Some(&json!({"type": "idle"})));
 }

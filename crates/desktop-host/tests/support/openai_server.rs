@@ -27,7 +27,15 @@ pub(crate) struct OpenAiServer {
     /// `http://127.0.0.1:PORT/v1`.
     pub(crate) base_url: String,
     requests: Arc<Mutex<Vec<RecordedRequest>>>,
+    closed_by_client: Arc<tokio::sync::Notify>,
     task: JoinHandle<()>,
+}
+
+/// One scripted answer.
+struct Scripted {
+    chunks: Vec<Value>,
+    /// Keep the stream open after the chunks (no `[DONE]`) until the client closes the connection.
+    hold_open: bool,
 }
 
 impl Drop for OpenAiServer {
@@ -39,11 +47,38 @@ impl Drop for OpenAiServer {
 impl OpenAiServer {
     /// Starts a server that answers the n-th request with `responses[n]` (a list of chunk objects).
     pub(crate) async fn start(responses: Vec<Vec<Value>>) -> OpenAiServer {
+        let scripted = responses
+            .into_iter()
+            .map(|chunks| Scripted {
+                chunks,
+                hold_open: false,
+            })
+            .collect();
+        OpenAiServer::start_scripted(scripted).await
+    }
+
+    /// Starts a server whose only answer streams `chunks` and then stays open until the client hangs up.
+    pub(crate) async fn start_holding(chunks: Vec<Value>) -> OpenAiServer {
+        OpenAiServer::start_scripted(vec![Scripted {
+            chunks,
+            hold_open: true,
+        }])
+        .await
+    }
+
+    /// Resolves once a client closed a held-open stream.
+    pub(crate) async fn client_closed(&self) {
+        self.closed_by_client.notified().await;
+    }
+
+    async fn start_scripted(responses: Vec<Scripted>) -> OpenAiServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let queue = Arc::new(Mutex::new(VecDeque::from(responses)));
         let recorded = Arc::clone(&requests);
+        let closed_by_client = Arc::new(tokio::sync::Notify::new());
+        let closed = Arc::clone(&closed_by_client);
         let task = tokio::spawn(async move {
             loop {
                 let Ok((socket, _)) = listener.accept().await else {
@@ -51,14 +86,16 @@ impl OpenAiServer {
                 };
                 let recorded = Arc::clone(&recorded);
                 let queue = Arc::clone(&queue);
+                let closed = Arc::clone(&closed);
                 tokio::spawn(async move {
-                    let _ = serve(socket, &recorded, &queue).await;
+                    let _ = serve(socket, &recorded, &queue, &closed).await;
                 });
             }
         });
         OpenAiServer {
             base_url,
             requests,
+            closed_by_client,
             task,
         }
     }
@@ -72,7 +109,8 @@ impl OpenAiServer {
 async fn serve(
     mut socket: TcpStream,
     recorded: &Mutex<Vec<RecordedRequest>>,
-    queue: &Mutex<VecDeque<Vec<Value>>>,
+    queue: &Mutex<VecDeque<Scripted>>,
+    closed: &tokio::sync::Notify,
 ) -> std::io::Result<()> {
     let mut buffer = Vec::new();
     let head_end = loop {
@@ -128,7 +166,9 @@ async fn serve(
     });
 
     let response = queue.lock().unwrap().pop_front();
-    let Some(chunks) = response.filter(|_| request_line.contains("/chat/completions")) else {
+    let Some(Scripted { chunks, hold_open }) =
+        response.filter(|_| request_line.contains("/chat/completions"))
+    else {
         let error =
             json!({"error": {"message": "no scripted response left", "type": "test_server"}})
                 .to_string();
@@ -150,6 +190,13 @@ async fn serve(
             .write_all(format!("data: {chunk}\n\n").as_bytes())
             .await?;
         socket.flush().await?;
+    }
+    if hold_open {
+        // The client sends nothing more; a read returns 0 (or fails) once it closed the connection.
+        let mut rest = [0_u8; 1024];
+        while matches!(socket.read(&mut rest).await, Ok(read) if read > 0) {}
+        closed.notify_one();
+        return Ok(());
     }
     socket.write_all(b"data: [DONE]\n\n").await?;
     socket.shutdown().await
@@ -196,6 +243,15 @@ pub(crate) fn tool_call_response(call_id: &str, name: &str, argument_parts: &[&s
         ));
     }
     chunks.push(chunk(json!({}), Some("tool_calls")));
+    chunks
+}
+
+/// The opening chunks of a text response that never finishes (for `start_holding`).
+pub(crate) fn unfinished_text_response(parts: &[&str]) -> Vec<Value> {
+    let mut chunks = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
+    for part in parts {
+        chunks.push(chunk(json!({"content": part}), None));
+    }
     chunks
 }
 
