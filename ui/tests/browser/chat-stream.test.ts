@@ -152,6 +152,11 @@ async function streamRichAnswer(): Promise<void> {
     event({ type: "message_start", message: assistantMessage([], "pending") }),
     update({ type: "thinking_start", contentIndex: 0, block: { type: "thinking", thinking: "" } }),
     update({ type: "thinking_delta", contentIndex: 0, delta: "The user wants PDFs only. Two entries are PDFs; sort by date." }),
+  );
+  // The thinking block is open and live while the model reasons, and folds away once it is done.
+  await page.locator('[data-testid="thinking-block"] .thinking-body').waitFor();
+  await page.screenshot({ path: join(ARTIFACTS, "chat-thinking-light.png") });
+  await run.send(
     update({ type: "thinking_end", contentIndex: 0, content: "The user wants PDFs only. Two entries are PDFs; sort by date." }),
     update({ type: "text_start", contentIndex: 1, block: { type: "text", text: "" } }),
   );
@@ -192,6 +197,8 @@ describe("chat streaming", () => {
       await waitForAnswerText(shown.trim());
       await expect(page.getByTestId("message-assistant").getAttribute("data-state")).resolves.toBe("streaming");
     }
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: join(ARTIFACTS, "chat-streaming-dark.png") });
     await run.send(
       update({ type: "text_end", contentIndex: 0, content: shown }),
       event({ type: "message_end", message: assistantMessage([{ type: "text", text: shown }], "stop", { totalTokens: 42 }) }),
