@@ -10,8 +10,11 @@
 //!   `state` notice and the `idle` notice were handed to the channel (so "Send" comes back on `idle`, the book's
 //!   settling rule). A prompt while a run is active is refused with pi's message and nothing is queued.
 //! - `abort`, `steer`, `follow_up` and `get_state` work from any task at any time.
-//! - Persistence: an optional hook sees every `message_end`; its failure becomes an `error` notice
-//!   (source `persistence`), never a failed run.
+//! - Persistence: an optional [`store::ConversationRecorder`](crate::store::ConversationRecorder) sees every event
+//!   (it checkpoints the streaming assistant message at most once a second and saves each `message_end`; its
+//!   SQLite work runs under `spawn_blocking`), and an optional hook sees every `message_end`. A failure of either
+//!   becomes an `error` notice (source `persistence`), never a failed run; the recorder keeps failed saves queued
+//!   and writes them, in order, with the next event.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -31,6 +34,7 @@ use crate::desktop_tools::{DesktopToolContext, desktop_agent_tools};
 use crate::diagnostics::Diagnostics;
 use crate::model_registry::{ModelSetupError, model_for, models_for, stream_fn_for};
 use crate::settings::ResolvedSettings;
+use crate::store::ConversationRecorder;
 use crate::wire::{
     DeltaCoalescer, Envelope, ForwardItem, HostNotice, NoticeSource, spawn_forwarder,
 };
@@ -59,6 +63,8 @@ pub struct SessionOptions {
     pub coalesce_window: Duration,
     /// Persistence of completed messages.
     pub on_message_end: Option<MessageEndHook>,
+    /// Saves the conversation as it streams (checkpoints and completed messages).
+    pub recorder: Option<Arc<Mutex<ConversationRecorder>>>,
 }
 
 impl SessionOptions {
@@ -72,6 +78,7 @@ impl SessionOptions {
             envelope_capacity: DEFAULT_ENVELOPE_CAPACITY,
             coalesce_window: crate::wire::COALESCE_WINDOW,
             on_message_end: None,
+            recorder: None,
         }
     }
 }
@@ -180,7 +187,10 @@ impl DesktopSession {
             &agent,
             forward_tx.clone(),
             Arc::clone(&last_state),
-            options.on_message_end.clone(),
+            Persistence {
+                on_message_end: options.on_message_end.clone(),
+                recorder: options.recorder.clone(),
+            },
         );
         let inner = SessionInner {
             agent,
@@ -347,30 +357,67 @@ fn replace_if_changed(last_state: &Mutex<Option<HostNotice>>, state: &HostNotice
     true
 }
 
-/// The listener: forward the event, persist completed messages, and send a state notice when the agent's
+/// What the listener saves.
+#[derive(Clone)]
+struct Persistence {
+    on_message_end: Option<MessageEndHook>,
+    recorder: Option<Arc<Mutex<ConversationRecorder>>>,
+}
+
+impl Persistence {
+    /// Saves what `event` completes or checkpoints; the texts of failures, in order.
+    async fn save(&self, event: &Arc<AgentEvent>) -> Vec<String> {
+        let mut failures = Vec::new();
+        if let Some(recorder) = &self.recorder
+            && matches!(
+                event.as_ref(),
+                AgentEvent::MessageUpdate { .. } | AgentEvent::MessageEnd { .. }
+            )
+        {
+            let recorder = Arc::clone(recorder);
+            let event = Arc::clone(event);
+            let saved = tokio::task::spawn_blocking(move || {
+                let mut recorder = recorder.lock().unwrap_or_else(PoisonError::into_inner);
+                recorder
+                    .on_agent_event(&event)
+                    .map(|_| ())
+                    .map_err(|error| error.to_string())
+            })
+            .await;
+            match saved {
+                Ok(Ok(())) => {}
+                Ok(Err(reason)) => failures.push(reason),
+                Err(join_error) => failures.push(join_error.to_string()),
+            }
+        }
+        if let (AgentEvent::MessageEnd { message }, Some(hook)) =
+            (event.as_ref(), &self.on_message_end)
+            && let Err(reason) = hook(message.clone()).await
+        {
+            failures.push(reason);
+        }
+        failures
+    }
+}
+
+/// The listener: forward the event, persist what it completes, and send a state notice when the agent's
 /// runtime state changed (the reducer ran before listeners, so the state already reflects the event).
 fn subscribe_forwarder(
     agent: &Agent,
     forward_tx: mpsc::Sender<ForwardItem>,
     last_state: Arc<Mutex<Option<HostNotice>>>,
-    on_message_end: Option<MessageEndHook>,
+    persistence: Persistence,
 ) {
     let weak_agent = agent.downgrade();
     let _subscription = agent.subscribe(move |event: Arc<AgentEvent>, _cancel| {
         let forward_tx = forward_tx.clone();
         let last_state = Arc::clone(&last_state);
-        let on_message_end = on_message_end.clone();
+        let persistence = persistence.clone();
         let agent = weak_agent.upgrade();
         async move {
-            let completed = match (event.as_ref(), &on_message_end) {
-                (AgentEvent::MessageEnd { message }, Some(hook)) => Some((message.clone(), Arc::clone(hook))),
-                _ => None,
-            };
-            let _ = forward_tx.send(ForwardItem::Event(event)).await;
-            if let Some((message, hook)) = completed
-                && let Err(reason) = hook(message).await
-            {
-                tracing::warn!(target: "desktop_host::session", %reason, "persisting a message failed");
+            let _ = forward_tx.send(ForwardItem::Event(Arc::clone(&event))).await;
+            for reason in persistence.save(&event).await {
+                tracing::warn!(target: "desktop_host::session", %reason, "saving the conversation failed");
                 let notice = HostNotice::Error { source: NoticeSource::Persistence, message: reason };
                 let _ = forward_tx.send(ForwardItem::Notice(notice)).await;
             }

@@ -364,3 +364,51 @@ async fn new_settings_apply_to_the_next_run_and_tool_errors_follow_the_language(
     let answer = replay(&log.seen).messages.last().cloned().unwrap();
     assert_eq!(answer["model"], "scripted-2");
 }
+
+#[tokio::test]
+async fn a_recorder_saves_the_conversation_so_it_reopens_as_the_agent_held_it() {
+    use desktop_host::store::{ConversationRecorder, Store, SystemClock};
+
+    let home = test_home();
+    let store = Store::open_in_memory(Arc::new(SystemClock)).unwrap();
+    let conversation = store.create_conversation(Some("scripted")).unwrap();
+    let recorder = ConversationRecorder::new(store.clone(), conversation.id.clone());
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.recorder = Some(Arc::new(std::sync::Mutex::new(recorder)));
+    let (session, mut log) = start(options);
+    session
+        .prompt("Which PDF files are in my downloads?")
+        .await
+        .unwrap();
+    log.wait_for_idle().await;
+
+    let saved = store
+        .load_transcript(&conversation.id)
+        .unwrap()
+        .agent_messages()
+        .unwrap();
+    let saved: Vec<Value> = saved
+        .iter()
+        .map(|message| serde_json::to_value(message).unwrap())
+        .collect();
+    assert_eq!(saved, agent_messages(&session));
+    assert!(
+        replay(&log.seen)
+            .notices
+            .iter()
+            .all(|notice| notice["type"] != "error")
+    );
+
+    // A reopened session continues from the saved transcript.
+    let reopened = store
+        .load_transcript(&conversation.id)
+        .unwrap()
+        .agent_messages()
+        .unwrap();
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.messages = reopened;
+    let (again, mut again_log) = start(options);
+    again.prompt("hello").await.unwrap();
+    again_log.wait_for_idle().await;
+    assert_eq!(again.get_state().messages.len(), 6);
+}
