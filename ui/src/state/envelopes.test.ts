@@ -21,6 +21,7 @@ import {
   canSend,
   canStop,
   errorAdvice,
+  fileListDetails,
   retryableAssistantId,
   runStatus,
   runningToolCallIds,
@@ -434,5 +435,25 @@ describe("a window reloaded during a run", () => {
   it("ignores a refresh once this window runs its own prompt", () => {
     const running = replay(numbered(runStart("mine")));
     expect(chatReducer(running, { type: "conversation_loaded", appState: appState(false), origin: "refresh" })).toBe(running);
+  });
+});
+
+describe("what the real host sends", () => {
+  // Recorded from desktop-host's `pi-chat --api scripted --json` (a scripted model that lists Downloads).
+  it("a list_download_files run ends with a done card holding the file list and Send back on", async () => {
+    const { default: json } = await import("./__fixtures__/pi_chat_list_downloads.envelopes.json");
+    const envelopes = recorded(json);
+    const trail = states(envelopes);
+    const final = trail[trail.length - 1] ?? initialChatState;
+    expect(final.transcript.map((item) => `${item.kind}:${item.kind === "assistant" ? item.status : item.text}`)).toEqual([
+      "user:What PDFs are in my Downloads?",
+      "assistant:done",
+      "assistant:done",
+    ]);
+    expect(toolCardState(final, "scripted_call_1")).toBe("done");
+    expect(fileListDetails(final.tools["scripted_call_1"]?.result)?.entries.map((entry) => entry.name)).toEqual(["report.pdf"]);
+    expect(trail.slice(0, -1).some(canSend)).toBe(false);
+    expect(canSend(final)).toBe(true);
+    expect(final.lastSeq).toBe(envelopes.length);
   });
 });

@@ -2,7 +2,7 @@
 // streaming, the running → settling → idle gate on Send, Stop, IME composition, tool cards, errors, safety.
 // Screenshots go to artifacts/ at the repository root (gitignored).
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 import type { Page } from "playwright-core";
@@ -364,6 +364,24 @@ describe("tool cards, errors and safety", () => {
     await page.screenshot({ path: join(ARTIFACTS, "chat-light.png") });
     await page.emulateMedia({ colorScheme: "dark" });
     await page.screenshot({ path: join(ARTIFACTS, "chat-dark.png") });
+  });
+
+  it("renders what the real host sent for a Downloads listing (pi-chat --json recording)", async () => {
+    const recording = JSON.parse(
+      await readFile(new URL("../../src/state/__fixtures__/pi_chat_list_downloads.envelopes.json", import.meta.url), "utf8"),
+    ) as unknown[];
+    await sendPrompt("What PDFs are in my Downloads?");
+    await run.sendRecorded(recording.slice(0, -1));
+    const card = page.locator('[data-testid="tool-card"][data-tool="list_download_files"][data-state="done"]');
+    await card.waitFor();
+    await expect(card.getByTestId("file-row").locator("td").first().textContent()).resolves.toBe("report.pdf");
+    await page.locator('[data-testid="run-status"][data-state="settling"]').waitFor();
+    await expect(page.getByTestId("send-button").isDisabled()).resolves.toBe(true);
+    await run.sendRecorded(recording.slice(-1));
+    await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
+    await expect(page.getByTestId("send-button").isEnabled()).resolves.toBe(true);
+    await expect(page.getByTestId("message-user").allTextContents()).resolves.toEqual(["What PDFs are in my Downloads?"]);
+    await run.finish();
   });
 
   it("shows a running tool card with its progress while the tool works", async () => {

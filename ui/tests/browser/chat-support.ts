@@ -46,6 +46,13 @@ export class RunDriver {
     }, envelopes);
   }
 
+  /** Delivers envelopes exactly as recorded (their own `seq`). */
+  async sendRecorded(envelopes: readonly unknown[]): Promise<void> {
+    await this.page.evaluate((list) => {
+      for (const envelope of list) window.__chatMock.send(envelope);
+    }, envelopes);
+  }
+
   /** Resolves the prompt / continue_run promise (the host does so after the idle notice). */
   async finish(): Promise<void> {
     await this.page.evaluate(() => window.__chatMock.finish());
