@@ -12,6 +12,11 @@
     reason = "a command-line tool reports on stdout/stderr"
 )]
 
+/// The runtime allocates and frees many small event snapshots; profiling showed glibc's malloc (including
+/// `malloc_consolidate` for the larger events) at a quarter of the time, so the command uses mimalloc.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "../tests/harness/mod.rs"]
 mod harness;
 
