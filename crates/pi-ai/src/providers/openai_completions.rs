@@ -1080,11 +1080,14 @@ impl ChunkState {
         let Some(delta) = choice.get("delta").filter(|d| d.is_object()) else {
             return;
         };
-        if let Some(text) = delta
-            .get("content")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
+        // A refusal is kept as answer text (pi drops it, leaving an empty answer that claims success).
+        let texts = ["content", "refusal"].into_iter().filter_map(|field| {
+            delta
+                .get(field)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        });
+        for text in texts {
             let index = match self.text {
                 Some(index) => index,
                 None => {
