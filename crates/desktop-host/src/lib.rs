@@ -17,6 +17,54 @@
 //!   the model as a short, safe message.
 //! - [`wire`] documents the envelope JSON (protocol version, bump rule) and replays it ([`wire::WireReplay`]).
 //!
+//! # Example
+//!
+//! A session over the scripted model (no network), the way src-tauri drives one: start it, read its envelopes
+//! on another task (the Channel bridge), prompt, and find the idle notice at the end.
+//!
+//! ```
+//! use std::collections::HashMap;
+//!
+//! use desktop_host::desktop_paths::{DesktopEnv, DesktopPaths};
+//! use desktop_host::session::{DesktopSession, SessionOptions};
+//! use desktop_host::settings::{NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings};
+//!
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let home = tempfile::tempdir()?;
+//! std::fs::create_dir_all(home.path().join("Downloads"))?;
+//! std::fs::write(home.path().join("Downloads/report.pdf"), b"%PDF-1.4")?;
+//! let paths = DesktopPaths::from_env(&DesktopEnv { home: home.path().to_path_buf(), vars: HashMap::new() });
+//!
+//! let env = HashMap::from([("PI_API".to_owned(), "scripted".to_owned())]);
+//! let settings = resolve_settings(&ResolveInputs {
+//!     file: &SettingsFile::default(),
+//!     env: &env,
+//!     key_env_override: None,
+//!     key_source: &NoKeySource,
+//!     probe: &TcpProbe::default(),
+//!     settings_path: None,
+//! })?;
+//!
+//! let (session, mut envelopes) = DesktopSession::start(SessionOptions::new(settings, paths))?;
+//! let bridge = tokio::spawn(async move {
+//!     let mut lines = Vec::new();
+//!     while let Some(envelope) = envelopes.recv().await {
+//!         lines.push(serde_json::to_string(&envelope).expect("envelopes serialise"));
+//!     }
+//!     lines
+//! });
+//! session.prompt("Which PDF files did I download?").await?;
+//! let state = session.get_state();
+//! assert!(!state.is_streaming);
+//! assert_eq!(state.messages.len(), 4); // prompt, tool call, tool result, answer
+//! drop(session);
+//! let lines = bridge.await?;
+//! assert!(lines.last().is_some_and(|line| line.contains(r#""type":"idle""#)));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # The flow of one prompt
 //!
 //! ```text
