@@ -188,3 +188,27 @@ fn validate_tool_call_reports_unknown_tools_with_quotes() {
     let error = validate_tool_call(&[write_file()], &call).unwrap_err();
     assert_eq!(error.to_string(), "Tool \"nope\" not found");
 }
+
+#[test]
+fn any_of_failures_list_the_alternatives_errors_first() {
+    let tool = tool(json!({
+        "type": "object",
+        "properties": {"v": {"anyOf": [{"type": "string", "minLength": 3}, {"type": "integer"}]}}
+    }));
+    let error = validate_tool_arguments(&tool, &json!({"v": "ab"}))
+        .unwrap_err()
+        .message;
+    let lines: Vec<&str> = error
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            "  - v: must not have fewer than 3 characters",
+            "  - v: must be integer",
+            "  - v: must match a schema in anyOf"
+        ]
+    );
+}
