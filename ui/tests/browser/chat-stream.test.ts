@@ -341,6 +341,28 @@ describe("chat streaming", () => {
     await run.send(...runStart("你好\n世界"), ...runEnd());
     await run.finish();
   });
+
+  it("never sends on Enter during a real input-method composition (Chromium's IME via CDP)", async () => {
+    const input = page.getByTestId("composer-input");
+    await input.focus();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Input.imeSetComposition", { text: "nihao", selectionStart: 5, selectionEnd: 5 });
+    // A key event sent by CDP bypasses the IME, so the browser's default may add a line break here (a real IME
+    // consumes the Enter); what matters is that nothing is sent.
+    await page.keyboard.press("Enter");
+    expect(await ipcCommands(page)).not.toContain("prompt");
+    await cdp.send("Input.insertText", { text: "你好" });
+    await expect(input.inputValue()).resolves.toContain("你好");
+    expect(await ipcCommands(page)).not.toContain("prompt");
+    await page.keyboard.press("Enter");
+    await run.waitForRun();
+    expect(await page.evaluate(() => window.__chatMock.calls.find((call) => call.cmd === "prompt")?.args)).toEqual({
+      text: "你好",
+    });
+    await run.send(...runStart("你好"), ...runEnd());
+    await run.finish();
+    await cdp.detach();
+  });
 });
 
 describe("tool cards, errors and safety", () => {
