@@ -131,3 +131,40 @@ pub(crate) fn invalid_json(label: &str, error: &serde_json::Error, data: &str) -
     }
     format!("{label} sent an event that is not valid JSON ({error}): {shown}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_errors_name_the_provider_status_and_remedy() {
+        let body = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+        assert_eq!(
+            http_status("Anthropic", 401, body),
+            "Anthropic rejected the API key (401). Check the key in Settings. (invalid x-api-key)"
+        );
+        let text = http_status(
+            "OpenAI",
+            429,
+            r#"{"error":{"message":"Rate limit reached"}}"#,
+        );
+        assert!(
+            text.contains("429")
+                && text.contains("Rate limit reached")
+                && text.contains("try again")
+        );
+        assert!(
+            http_status("llama.cpp", 502, "<html>bad gateway</html>")
+                .contains("<html>bad gateway</html>")
+        );
+        assert!(http_status("X", 500, "").contains("no details given"));
+    }
+
+    #[test]
+    fn long_bodies_are_cut_on_a_char_boundary() {
+        let body = "é".repeat(3000);
+        let text = body_message(&body);
+        assert!(text.contains("[truncated"));
+        assert!(text.len() < 4100);
+    }
+}

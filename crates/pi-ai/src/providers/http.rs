@@ -233,3 +233,57 @@ fn header_map(pairs: &[(String, String)]) -> Result<HeaderMap, SendFailure> {
     }
     Ok(map)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let owned: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
+        header_map(&owned).unwrap()
+    }
+
+    #[test]
+    fn retry_after_headers_are_honoured_up_to_the_cap() {
+        let delay = retry_delay(&headers(&[("retry-after", "2")]), 0, None).unwrap();
+        assert_eq!(delay, Duration::from_secs(2));
+        let delay = retry_delay(
+            &headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+            0,
+            None,
+        )
+        .unwrap();
+        assert_eq!(delay, Duration::from_millis(250));
+        assert_eq!(
+            retry_delay(&headers(&[("retry-after", "120")]), 0, None),
+            Err((120_000, 60_000))
+        );
+        assert_eq!(
+            retry_delay(&headers(&[("retry-after", "120")]), 0, Some(0)),
+            Ok(Duration::from_secs(120))
+        );
+    }
+
+    #[test]
+    fn backoff_without_a_header_grows_and_is_capped() {
+        let first = retry_delay(&HeaderMap::new(), 0, None).unwrap();
+        let late = retry_delay(&HeaderMap::new(), 10, None).unwrap();
+        assert!(first <= Duration::from_millis(500) && first >= Duration::from_millis(375));
+        assert!(late <= Duration::from_secs(8) && late >= Duration::from_secs(6));
+    }
+
+    #[test]
+    fn retryable_statuses_follow_the_sdks() {
+        for status in [408, 409, 429, 500, 503, 529] {
+            assert!(is_retryable(status, &HeaderMap::new()), "{status}");
+        }
+        for status in [400, 401, 403, 404, 422] {
+            assert!(!is_retryable(status, &HeaderMap::new()), "{status}");
+        }
+        assert!(!is_retryable(503, &headers(&[("x-should-retry", "false")])));
+        assert!(is_retryable(400, &headers(&[("x-should-retry", "true")])));
+    }
+}

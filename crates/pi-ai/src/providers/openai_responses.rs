@@ -946,3 +946,51 @@ impl State {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_hash_matches_pi() {
+        // Values printed by pi-ai 0.85.1's `shortHash`.
+        assert_eq!(pi_short_hash(""), "k4n83c7h0j2b");
+        assert_eq!(pi_short_hash("call_abc|fc_123"), "jp01dsxufnom");
+        assert_eq!(pi_short_hash("toolu_01/AbC+xyz"), "1iyc4dfuh4alu");
+        assert_eq!(pi_short_hash("简历📄"), "1jt1uo711mdwr9");
+        assert_eq!(pi_short_hash(&"x".repeat(300)), "1ri0b25fse44j");
+    }
+
+    #[test]
+    fn tool_call_ids_are_normalised_like_pi() {
+        let model: Model = serde_json::from_value(json!({
+            "id": "gpt-5", "name": "gpt-5", "api": "openai-responses", "provider": "openai", "baseUrl": "http://x",
+            "reasoning": true, "input": ["text"], "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 1000, "maxTokens": 100
+        }))
+        .unwrap();
+        assert_eq!(
+            normalize_tool_call_id(&model, "toolu_01/AbC+xyz"),
+            "toolu_01_AbC_xyz"
+        );
+        assert_eq!(normalize_tool_call_id(&model, "call_1|fc_2"), "call_1|fc_2");
+        assert_eq!(
+            normalize_tool_call_id(&model, "call_1|item+2"),
+            "call_1|fc_item_2"
+        );
+    }
+
+    #[test]
+    fn text_signatures_round_trip() {
+        let sig = encode_text_signature("msg_1", Some("commentary"));
+        assert_eq!(sig, r#"{"v":1,"id":"msg_1","phase":"commentary"}"#);
+        assert_eq!(
+            parse_text_signature(Some(&sig)),
+            Some(("msg_1".into(), Some("commentary".into())))
+        );
+        assert_eq!(
+            parse_text_signature(Some("legacy")),
+            Some(("legacy".into(), None))
+        );
+    }
+}
