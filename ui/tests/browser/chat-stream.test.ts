@@ -386,6 +386,10 @@ describe("tool cards, errors and safety", () => {
     await page.screenshot({ path: join(ARTIFACTS, "chat-light.png") });
     await page.emulateMedia({ colorScheme: "dark" });
     await page.screenshot({ path: join(ARTIFACTS, "chat-dark.png") });
+    // The window's minimum size (tauri.conf.json): nothing may spill sideways.
+    await page.setViewportSize({ width: 640, height: 480 });
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(640);
+    await page.screenshot({ path: join(ARTIFACTS, "chat-narrow-dark.png") });
   });
 
   it("renders what the real host sent for a Downloads listing (pi-chat --json recording)", async () => {
