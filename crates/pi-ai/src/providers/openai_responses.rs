@@ -8,7 +8,7 @@
 //! One deliberate difference from pi: a `"\n\n"` thinking delta is emitted *between* summary parts (pi emits
 //! one after every part, so its deltas do not add up to the final thinking text).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
@@ -103,7 +103,9 @@ fn normalize_id_part(part: &str) -> String {
     cut.trim_end_matches('_').to_string()
 }
 
-fn normalize_tool_call_id(model: &Model, id: &str) -> String {
+/// Responses tool-call ids `call|item`: both parts sanitised; the item id of a call made by another provider
+/// or API is replaced by `fc_<hash>` (its own item ids mean nothing here), others get an `fc_` prefix.
+fn normalize_tool_call_id(model: &Model, id: &str, foreign: bool) -> String {
     if !TOOL_CALL_PROVIDERS.contains(&model.provider.as_str()) {
         return normalize_id_part(id);
     }
@@ -111,11 +113,31 @@ fn normalize_tool_call_id(model: &Model, id: &str) -> String {
         return normalize_id_part(id);
     };
     let call = normalize_id_part(call);
-    let mut item = normalize_id_part(item.split('|').next().unwrap_or_default());
+    let item = item.split('|').next().unwrap_or_default();
+    let mut item = if foreign {
+        format!("fc_{}", pi_short_hash(item))
+            .chars()
+            .take(64)
+            .collect()
+    } else {
+        normalize_id_part(item)
+    };
     if !item.starts_with("fc_") {
         item = normalize_id_part(&format!("fc_{item}"));
     }
     format!("{call}|{item}")
+}
+
+/// Ids of tool calls made by another provider or API (their item ids are not replayable here).
+fn foreign_tool_call_ids(model: &Model, messages: &[Message]) -> HashSet<String> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) if a.provider != model.provider || a.api != model.api => Some(a),
+            _ => None,
+        })
+        .flat_map(|a| a.tool_calls().map(|c| c.id.clone()).collect::<Vec<_>>())
+        .collect()
 }
 
 /// `{"v":1,"id":…,"phase"?:…}`.
@@ -187,8 +209,9 @@ fn tool_result_output(model: &Model, content: &[UserBlock]) -> Value {
 
 fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
     let mut input: Vec<Value> = Vec::new();
+    let foreign = foreign_tool_call_ids(model, &context.messages);
     let messages = crate::transform_messages(&context.messages, model, |id| {
-        normalize_tool_call_id(model, id)
+        normalize_tool_call_id(model, id, foreign.contains(id))
     });
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
         let developer = model.reasoning
@@ -970,14 +993,20 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(
-            normalize_tool_call_id(&model, "toolu_01/AbC+xyz"),
+            normalize_tool_call_id(&model, "toolu_01/AbC+xyz", true),
             "toolu_01_AbC_xyz"
         );
-        assert_eq!(normalize_tool_call_id(&model, "call_1|fc_2"), "call_1|fc_2");
         assert_eq!(
-            normalize_tool_call_id(&model, "call_1|item+2"),
+            normalize_tool_call_id(&model, "call_1|fc_2", false),
+            "call_1|fc_2"
+        );
+        assert_eq!(
+            normalize_tool_call_id(&model, "call_1|item+2", false),
             "call_1|fc_item_2"
         );
+        // Another provider's item id is replaced by a hash (pi: `fc_${shortHash(itemId)}`).
+        let foreign = normalize_tool_call_id(&model, "call_abc|fc_123", true);
+        assert_eq!(foreign, format!("call_abc|fc_{}", pi_short_hash("fc_123")));
     }
 
     #[test]
