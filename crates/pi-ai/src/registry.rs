@@ -1,6 +1,7 @@
 //! [`Models`]: the provider collection and the unified `stream_simple` entry point (spec 4.2, 4.3).
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::context::Context;
@@ -92,7 +93,8 @@ impl Models {
     ///
     /// Returns at once. Failures before the provider runs become a stream whose only event is `error`:
     /// unknown provider ("Unknown provider: {id}"), missing credentials ("Provider is not configured: {id}", with a
-    /// hint naming the environment variables), no implementation for `model.api`. Otherwise the request options
+    /// hint naming the environment variables), no implementation for `model.api`, an adapter that panics while
+    /// starting the request. Otherwise the request options
     /// are completed (API key, merged headers, env, base URL) and the provider's stream is returned.
     pub fn stream_simple(
         &self,
@@ -129,7 +131,28 @@ impl Models {
                 ),
             );
         };
-        api.stream_simple(request_model, context, options)
+        // An adapter that panics while setting up is a setup failure like any other: it ends the stream.
+        let signal_options = options.clone();
+        let api = Arc::clone(api);
+        match std::panic::catch_unwind(AssertUnwindSafe(move || {
+            api.stream_simple(request_model, context, options)
+        })) {
+            Ok(stream) => stream,
+            Err(panic) => {
+                let detail = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_owned());
+                fail(
+                    &signal_options,
+                    format!(
+                        "Provider {} failed to start the request: {detail}",
+                        provider.id
+                    ),
+                )
+            }
+        }
     }
 
     /// [`Models::stream_simple`] then the final message. A stream that ended without a result yields a failure

@@ -275,3 +275,39 @@ async fn setup_failures_are_single_error_events() {
         Some("Provider p has no API implementation for \"openai-completions\"")
     );
 }
+
+/// An adapter that panics before returning its stream.
+struct Panicking;
+
+impl ApiProvider for Panicking {
+    fn api(&self) -> Api {
+        Api::OPENAI_COMPLETIONS
+    }
+
+    fn stream_simple(
+        &self,
+        _: Model,
+        _: Context,
+        _: SimpleStreamOptions,
+    ) -> AssistantMessageEventStream {
+        panic!("bad adapter state")
+    }
+}
+
+#[tokio::test]
+async fn an_adapter_panicking_at_setup_becomes_an_error_event() {
+    let models = Models::new();
+    models.set_provider(
+        Provider::new("p")
+            .with_api(Arc::new(Panicking))
+            .with_models([model()]),
+    );
+    let message = models
+        .complete_simple(&model(), Context::default(), SimpleStreamOptions::default())
+        .await;
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("Provider p failed to start the request: bad adapter state")
+    );
+}
