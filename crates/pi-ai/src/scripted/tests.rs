@@ -300,3 +300,76 @@ async fn streams_through_a_models_registry() {
         Some("Unknown provider: ghost")
     );
 }
+
+#[tokio::test]
+async fn two_tool_calls_stream_two_starts_and_two_ends() {
+    let calls = [
+        ToolCall::new("a", "one", json!({"x": 1})),
+        ToolCall::new("b", "two", json!({"y": 2})),
+    ];
+    let provider = ScriptedProvider::new([tool_call_message(calls)]);
+    let (events, message) =
+        collect(provider.stream(context("a"), SimpleStreamOptions::default())).await;
+    let count = |tag: &str| types(&events).iter().filter(|seen| **seen == tag).count();
+    assert_eq!((count("toolcall_start"), count("toolcall_end")), (2, 2));
+    assert_eq!(
+        message
+            .tool_calls()
+            .map(|call| call.id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["a", "b"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_mid_tool_call_sends_exactly_one_delta_and_no_end() {
+    let call = ToolCall::new(
+        "a",
+        "write",
+        json!({"content": "a fairly long piece of text"}),
+    );
+    let provider = ScriptedProvider::with_options(
+        ScriptedOptions {
+            tokens_per_chunk: 1..=1,
+            tokens_per_second: Some(100.0),
+            ..ScriptedOptions::default()
+        },
+        [tool_call_message([call])],
+    );
+    let token = CancellationToken::new();
+    let options = SimpleStreamOptions::from(StreamOptions {
+        signal: Some(token.clone()),
+        ..StreamOptions::default()
+    });
+    let mut stream = provider.stream(context("a"), options);
+    let mut seen = Vec::new();
+    while let Some(event) = stream.next().await {
+        if event.event_type() == "toolcall_delta" {
+            token.cancel();
+        }
+        seen.push(event.event_type());
+    }
+    assert_eq!(
+        seen,
+        vec!["start", "toolcall_start", "toolcall_delta", "error"]
+    );
+    assert_eq!(
+        stream.result().await.unwrap().stop_reason,
+        StopReason::Aborted
+    );
+}
+
+#[tokio::test]
+async fn queued_responses_can_be_replaced_and_appended() {
+    let provider = ScriptedProvider::new([text_message("dropped")]);
+    provider.set_responses([text_message("first")]);
+    provider.append_responses([text_message("second")]);
+    assert_eq!(provider.pending_response_count(), 2);
+    let (_, first) = collect(provider.stream(context("a"), SimpleStreamOptions::default())).await;
+    let (_, second) = collect(provider.stream(context("b"), SimpleStreamOptions::default())).await;
+    assert_eq!(
+        (first.text().as_str(), second.text().as_str()),
+        ("first", "second")
+    );
+    assert_eq!(provider.pending_response_count(), 0);
+}
