@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::time::Duration;
 
 use futures_util::FutureExt;
 use serde_json::{Map, Value};
@@ -18,6 +19,12 @@ use crate::event_stream::{AssistantMessageEventStream, assistant_message_channel
 use crate::message::{AssistantMessage, StopReason};
 use crate::model::{Model, ModelThinkingLevel};
 use crate::options::{CacheRetention, ResponseInfo, SimpleStreamOptions};
+
+/// Time allowed until the response head arrives when the options set none (the provider SDKs' default).
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Longest silence inside a streaming body when the options set none, so a stalled server cannot hang a run.
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Sent as `User-Agent` on every request.
 pub(crate) const USER_AGENT: &str = concat!("pi-desktop/", env!("CARGO_PKG_VERSION"));
@@ -189,7 +196,7 @@ pub(crate) async fn send_request(
     let policy = SendPolicy {
         max_retries: options.base.max_retries,
         max_retry_delay_ms: Some(options.base.max_retry_delay_ms),
-        timeout: options.base.timeout,
+        timeout: Some(options.base.timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT)),
     };
     match http::send(client, &request, policy, &cancel).await {
         Ok(response) => {
@@ -227,7 +234,11 @@ pub(crate) fn token(options: &SimpleStreamOptions) -> CancellationToken {
 
 /// SSE events of a successful response, bounded by the idle timeout and the cancellation token.
 pub(crate) fn events(response: reqwest::Response, options: &SimpleStreamOptions) -> SseEvents {
-    SseEvents::new(response, token(options), options.base.idle_timeout)
+    SseEvents::new(
+        response,
+        token(options),
+        Some(options.base.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT)),
+    )
 }
 
 /// pi replaces lone UTF-16 surrogates; a Rust `str` cannot hold them, so text passes unchanged.
