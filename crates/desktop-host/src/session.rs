@@ -24,7 +24,7 @@ use pi_agent::{
     Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError,
     StreamFn,
 };
-use pi_ai::{ModelThinkingLevel, UserBlock, UserContent, UserMessage};
+use pi_ai::{ModelThinkingLevel, StopReason, UserBlock, UserContent, UserMessage};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -221,7 +221,25 @@ impl DesktopSession {
     }
 
     /// Continues from the transcript (pi's `continue()`); refused while a run is active.
+    ///
+    /// This is the UI's Retry: an answer that ended in `error` or `aborted` is dropped from the Agent's
+    /// transcript first (it stays in the store and on screen), so the model is asked again from the messages
+    /// before it. pi's `continue()` would refuse an assistant tail, and providers skip such messages anyway.
     pub async fn continue_run(&self) -> Result<(), SessionError> {
+        if self.inner.agent.is_streaming() {
+            return Err(SessionError::Busy(AgentError::AlreadyProcessingContinue));
+        }
+        self.inner.agent.update_messages(|messages| {
+            let failed_tail = messages
+                .last()
+                .and_then(AgentMessage::as_assistant)
+                .is_some_and(|message| {
+                    matches!(message.stop_reason, StopReason::Error | StopReason::Aborted)
+                });
+            if failed_tail {
+                messages.pop();
+            }
+        });
         match self.inner.agent.continue_run().await {
             Err(error @ AgentError::AlreadyProcessingContinue) => Err(SessionError::Busy(error)),
             Err(error @ (AgentError::NoMessagesToContinue | AgentError::CannotContinueFrom(_))) => {

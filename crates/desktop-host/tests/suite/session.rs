@@ -215,6 +215,47 @@ async fn a_prompt_while_streaming_is_refused_with_the_books_message_and_abort_en
     assert_eq!(replayed.messages[1]["stopReason"], "aborted");
 }
 
+#[tokio::test]
+async fn retry_after_a_stopped_answer_asks_the_model_again_from_the_user_message() {
+    let home = test_home();
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let waiting = waiting_until_cancelled();
+    let answering = streaming_text(vec!["second ".to_owned(), "try".to_owned()]);
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(stream_fn({
+        let calls = Arc::clone(&calls);
+        move |model, context, options| {
+            let first = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            let inner = if first {
+                waiting.clone()
+            } else {
+                answering.clone()
+            };
+            inner(model, context, options)
+        }
+    }));
+    let (session, mut log) = start(options);
+    let running = tokio::spawn({
+        let session = session.clone();
+        async move { session.prompt("hello").await }
+    });
+    log.wait_for(|envelope| {
+        envelope["event"]["type"] == "message_start"
+            && envelope["event"]["message"]["role"] == "assistant"
+    })
+    .await;
+    session.abort();
+    running.await.unwrap().unwrap();
+    log.wait_for_idle().await;
+
+    session.continue_run().await.unwrap();
+    let messages = agent_messages(&session);
+    let texts: Vec<String> = messages.iter().map(assistant_text).collect();
+    assert_eq!(texts, vec!["hello", "second try"]);
+    assert_eq!(messages[1]["stopReason"], "stop");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
 #[tokio::test(start_paused = true)]
 async fn text_deltas_are_coalesced_per_frame_and_still_rebuild_the_answer() {
     let home = test_home();
