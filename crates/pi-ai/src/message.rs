@@ -182,9 +182,10 @@ pub struct AssistantMessage {
     pub usage: Usage,
     /// Why it ended (`pending` while streaming).
     pub stop_reason: StopReason,
-    /// Deferred handle (only with `stopReason: "deferred"`).
+    /// Deferred handle (only with `stopReason: "deferred"`); boxed because it is rare and large, and every
+    /// streamed event carries an `AssistantMessage` by value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deferred: Option<DeferredHandle>,
+    pub deferred: Option<Box<DeferredHandle>>,
     /// Set when stopReason is `error` / `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
