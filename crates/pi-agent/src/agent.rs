@@ -71,6 +71,17 @@ pub enum AgentError {
 /// panic) stops delivery of that event to later listeners and fails the run (spec 2.9).
 pub type Listener = Arc<dyn Fn(Arc<AgentEvent>, CancellationToken) -> HookFuture<()> + Send + Sync>;
 
+/// A synchronous subscriber (see [`Agent::subscribe_sync`]): called in place, with borrowed arguments.
+pub type SyncListener =
+    Arc<dyn Fn(&AgentEvent, &CancellationToken) -> Result<(), HookError> + Send + Sync>;
+
+/// A registered subscriber.
+#[derive(Clone)]
+enum Subscriber {
+    Async(Listener),
+    Sync(SyncListener),
+}
+
 /// pi's legacy `prepareNextTurn(signal)`: receives only the run's token.
 pub type LegacyPrepareNextTurnFn =
     Arc<dyn Fn(CancellationToken) -> HookFuture<Option<NextTurnUpdate>> + Send + Sync>;
@@ -288,7 +299,7 @@ struct Shared {
     config: AgentConfig,
     steering: MessageQueue,
     follow_up: MessageQueue,
-    listeners: Vec<(u64, Listener)>,
+    listeners: Vec<(u64, Subscriber)>,
     next_listener_id: u64,
     run: Option<ActiveRun>,
     next_run_id: u64,
@@ -505,10 +516,23 @@ impl Agent {
         Fut: Future<Output = Result<(), HookError>> + Send + 'static,
     {
         let listener: Listener = Arc::new(move |event, cancel| listener(event, cancel).boxed());
+        self.add_subscriber(Subscriber::Async(listener))
+    }
+
+    /// Adds a synchronous listener: same ordering and failure rules as [`Agent::subscribe`], but it is called in
+    /// place with borrowed arguments (no allocation per event) and cannot await. Use it for UI state updates.
+    pub fn subscribe_sync<F>(&self, listener: F) -> Subscription
+    where
+        F: Fn(&AgentEvent, &CancellationToken) -> Result<(), HookError> + Send + Sync + 'static,
+    {
+        self.add_subscriber(Subscriber::Sync(Arc::new(listener)))
+    }
+
+    fn add_subscriber(&self, subscriber: Subscriber) -> Subscription {
         let mut shared = self.inner.lock();
         let id = shared.next_listener_id;
         shared.next_listener_id += 1;
-        shared.listeners.push((id, listener));
+        shared.listeners.push((id, subscriber));
         Subscription {
             agent: Arc::downgrade(&self.inner),
             id,
@@ -867,6 +891,24 @@ impl AgentEventSink for RunSink {
         let mut last_called = 0;
         while let Some((id, listener)) = next_listener(&self.inner, last_called) {
             last_called = id;
+            let listener = match listener {
+                Subscriber::Sync(listener) => {
+                    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        listener(&event, &self.cancel)
+                    })) {
+                        Ok(Ok(())) => continue,
+                        Ok(Err(error)) => {
+                            return EmitFuture::ready(Err(EmitError::new(error.message())));
+                        }
+                        Err(panic) => {
+                            return EmitFuture::ready(Err(EmitError::new(panic_message(
+                                "listener", &*panic,
+                            ))));
+                        }
+                    }
+                }
+                Subscriber::Async(listener) => listener,
+            };
             let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut call = listener(Arc::clone(&event), self.cancel.clone());
                 let poll = call
@@ -900,13 +942,13 @@ impl AgentEventSink for RunSink {
 
 /// The first listener subscribed after `last_called` (live iteration: later subscriptions are seen, removed
 /// listeners are skipped).
-fn next_listener(inner: &AgentInner, last_called: u64) -> Option<(u64, Listener)> {
+fn next_listener(inner: &AgentInner, last_called: u64) -> Option<(u64, Subscriber)> {
     let shared = inner.lock();
     shared
         .listeners
         .iter()
         .find(|(id, _)| *id > last_called)
-        .map(|(id, listener)| (*id, Arc::clone(listener)))
+        .map(|(id, listener)| (*id, listener.clone()))
 }
 
 async fn finish_listener(call: HookFuture<()>) -> Result<(), EmitError> {
@@ -926,10 +968,18 @@ async fn dispatch_after(
 ) -> Result<(), EmitError> {
     while let Some((id, listener)) = next_listener(inner, last_called) {
         last_called = id;
-        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            listener(Arc::clone(event), cancel.clone())
-        }))
-        .map_err(|panic| EmitError::new(panic_message("listener", &*panic)))?;
+        let call = match listener {
+            Subscriber::Sync(listener) => {
+                std::panic::catch_unwind(AssertUnwindSafe(|| listener(event, cancel)))
+                    .map_err(|panic| EmitError::new(panic_message("listener", &*panic)))?
+                    .map_err(|error| EmitError::new(error.message()))?;
+                continue;
+            }
+            Subscriber::Async(listener) => std::panic::catch_unwind(AssertUnwindSafe(|| {
+                listener(Arc::clone(event), cancel.clone())
+            }))
+            .map_err(|panic| EmitError::new(panic_message("listener", &*panic)))?,
+        };
         finish_listener(call).await?;
     }
     Ok(())

@@ -16,7 +16,7 @@ mod tool_update;
 
 pub use agent::{
     Agent, AgentConfig, AgentError, AgentInitialState, AgentOptions, AgentPrepareNextTurn,
-    LegacyPrepareNextTurnFn, Listener, PromptInput, Subscription, WeakAgent,
+    LegacyPrepareNextTurnFn, Listener, PromptInput, Subscription, SyncListener, WeakAgent,
 };
 pub use agent_event::{AgentEvent, AgentEventSink, EmitError, EmitFuture};
 pub use agent_loop::{

@@ -65,11 +65,10 @@ pub async fn run_scenario(scenario: &Scenario, record_events: bool) -> Result<Va
     });
     // The recorder is subscribed first, so hooks see the event already recorded.
     let record = Arc::clone(&recorder);
-    let _recording = agent.subscribe(move |event: Arc<AgentEvent>, _cancel| {
-        let outcome = record
-            .record_event(&event)
-            .map_err(|error| HookError::new(error.to_string()));
-        futures_util::future::ready(outcome)
+    let _recording = agent.subscribe_sync(move |event: &AgentEvent, _cancel| {
+        record
+            .record_event(event)
+            .map_err(|error| HookError::new(error.to_string()))
     });
     if !scenario.hooks.is_empty() {
         let hooks = Arc::clone(&context);
