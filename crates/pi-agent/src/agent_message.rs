@@ -176,8 +176,8 @@ fn tagged<S: Serializer, T: Serialize>(
 impl<'de> Deserialize<'de> for AgentMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut fields = Map::<String, Value>::deserialize(deserializer)?;
-        let role = match fields.remove("role") {
-            Some(Value::String(role)) => role,
+        let role = match fields.get("role") {
+            Some(Value::String(role)) => role.clone(),
             Some(other) => {
                 return Err(D::Error::custom(format!(
                     "message role must be a string, got {other}"
@@ -188,6 +188,15 @@ impl<'de> Deserialize<'de> for AgentMessage {
         fn typed<E: serde::de::Error>(what: &'static str) -> impl Fn(serde_json::Error) -> E {
             move |error| E::custom(format!("invalid {what} message: {error}"))
         }
+        if !matches!(role.as_str(), "user" | "assistant" | "toolResult") {
+            // Rebuild without `role`, keeping the other keys in their order.
+            let fields = fields
+                .into_iter()
+                .filter(|(key, _)| key != "role")
+                .collect();
+            return Ok(AgentMessage::Custom(CustomMessage { role, fields }));
+        }
+        fields.remove("role");
         match role.as_str() {
             "user" => serde_json::from_value(Value::Object(fields))
                 .map(AgentMessage::User)
@@ -198,7 +207,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
             "toolResult" => serde_json::from_value(Value::Object(fields))
                 .map(AgentMessage::ToolResult)
                 .map_err(typed("toolResult")),
-            _ => Ok(AgentMessage::Custom(CustomMessage { role, fields })),
+            _ => Err(D::Error::custom(format!("unexpected role {role}"))),
         }
     }
 }

@@ -97,9 +97,10 @@ pub async fn run_scenario(scenario: &Scenario, record_events: bool) -> Result<Va
 
     let mut final_snapshot = context.snapshot_value(&agent, None, true)?;
     if let Value::Object(map) = &mut final_snapshot {
-        map.remove("seq");
-        map.remove("label");
-        map.remove("at");
+        // `shift_remove` keeps the remaining keys in order (the oracle's file layout).
+        map.shift_remove("seq");
+        map.shift_remove("label");
+        map.shift_remove("at");
     }
     let recorded = recorder.finish();
     Ok(object([
