@@ -15,6 +15,8 @@
 //! - [`desktop_tools`] holds `list_download_files` (the chapter's tool), `list_folder` and `read_document`, on
 //!   top of the [`listing`] and [`document`] engines; failures go to [`diagnostics::Diagnostics`] in full and to
 //!   the model as a short, safe message.
+//! - [`conversations::Conversations`] is what the app holds: the conversation store plus one session per open
+//!   conversation (saved as it streams, reloaded after a restart), list, search, rename, delete/undo, export.
 //! - [`wire`] documents the envelope JSON (protocol version, bump rule) and replays it ([`wire::WireReplay`]).
 //!
 //! # Example
@@ -77,6 +79,7 @@
 //! ```
 
 pub mod allowed_folder;
+pub mod conversations;
 pub mod desktop_paths;
 pub mod desktop_tools;
 pub mod diagnostics;

@@ -10,6 +10,8 @@
 mod support;
 
 mod suite {
+    /// The conversations service: sessions per conversation on a real SQLite file, switching, restart, fallback.
+    mod conversations;
     /// The desktop tools as plain functions: listing, reading, refusals and safe messages.
     mod desktop_tools;
     /// `pi-chat` as a process: loopback OpenAI-compatible server, scripted model, settings errors.

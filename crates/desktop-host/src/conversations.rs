@@ -1,0 +1,567 @@
+//! [`Conversations`]: the app's conversations, each saved as it streams. This is what src-tauri holds in its
+//! state instead of a bare [`DesktopSession`]: it opens the [`Store`] in the app's data folder, keeps one
+//! [`DesktopSession`] per open conversation (each with its own [`ConversationRecorder`] and its own envelope
+//! receiver), and lists, searches, renames, deletes, restores and exports conversations.
+//!
+//! Contracts:
+//! - Opening never fails because of the database: a damaged file is moved aside by the store, and a folder that
+//!   cannot hold a database falls back to an in-memory store. Either way [`Conversations::storage`] says so in
+//!   texts safe to show, and the same texts are sent once as `error` notices (source `persistence`) on the first
+//!   session that starts.
+//! - Exactly one conversation is active (the one `prompt`, `abort`, `get_state` act on). Switching
+//!   ([`Conversations::open_conversation`], [`Conversations::new_conversation`]) never stops a run: a streaming
+//!   conversation keeps running in the background and keeps saving. Its envelopes stay on its own receiver, so
+//!   events of two conversations never share a stream. Idle background sessions are closed on a switch; they are
+//!   rebuilt from the store when opened again.
+//! - Every session is made from fresh [`SessionOptions`] of the [`SessionOptionsFactory`] (so a new conversation
+//!   picks up changed settings; it is called outside the service's lock and may block briefly), and its envelope
+//!   receiver goes to the [`SessionStartedHook`], which turns it into the app's per-conversation attachment `A`
+//!   (the Channel bridge, a run gate). Listing, search, rename, delete and export work even when no session can
+//!   be made (no provider configured).
+//! - A reopened conversation gets its stored transcript; a message interrupted by a crash comes back as an
+//!   aborted assistant message with [`INTERRUPTED_ERROR_MESSAGE`] (see [`is_interrupted_message`]), shown but never
+//!   sent to a model as if it were whole.
+//! - No lock is held across an `.await`; store calls are short and synchronous (see the `store` module).
+
+mod export_file;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pi_agent::AgentMessage;
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+pub use export_file::{ExportedFile, export_file_name};
+
+use crate::session::{DesktopSession, SessionError, SessionOptions};
+use crate::settings::ResolvedSettings;
+use crate::store::{
+    Clock, ConversationId, ConversationRecorder, ConversationSummary, DATABASE_FILE_NAME, DayGroup,
+    DayZone, ExportFormat, INTERRUPTED_ERROR_MESSAGE, SearchHit, Store, StoreError, StoreNotice,
+    SystemClock, Transcript, group_by_day,
+};
+use crate::wire::{Envelope, HostNotice, NoticeSource};
+
+/// Makes the options of a new session (settings resolved now), or says why none can be made. The options'
+/// `messages` and `recorder` are replaced per conversation. Called outside the service's lock; may block briefly.
+pub type SessionOptionsFactory =
+    Arc<dyn Fn() -> Result<SessionOptions, Box<dyn std::error::Error + Send + Sync>> + Send + Sync>;
+
+/// Called with every session the service starts, before anyone uses it: the app's Channel bridge takes the
+/// receiver here and returns what the app keeps beside the session. Called while the service's lock is held:
+/// it must not block (spawn a task for the reading) and must not call back into the service.
+pub type SessionStartedHook<A> = Arc<dyn Fn(StartedSession) -> A + Send + Sync>;
+
+/// A session that just started, with the receiving end of its envelopes.
+pub struct StartedSession {
+    /// The conversation it runs.
+    pub conversation_id: ConversationId,
+    /// The session (a cheap clone of the one the service keeps).
+    pub session: DesktopSession,
+    /// Its envelopes, in order; only this session's.
+    pub envelopes: mpsc::Receiver<Envelope>,
+}
+
+/// How to open the service.
+pub struct ConversationsOptions<A> {
+    /// The app's data folder; the database is `<data_dir>/`[`DATABASE_FILE_NAME`].
+    pub data_dir: PathBuf,
+    /// Where exports are written (the user's Downloads folder).
+    pub export_dir: PathBuf,
+    /// Makes each session's options.
+    pub session_options: SessionOptionsFactory,
+    /// Takes each new session's envelopes and makes the app's attachment for it.
+    pub on_session_started: SessionStartedHook<A>,
+    /// The store's clock (titles, undo window, checkpoint throttling).
+    pub clock: Arc<dyn Clock>,
+}
+
+impl<A> ConversationsOptions<A> {
+    /// Options with the system clock.
+    pub fn new(
+        data_dir: PathBuf,
+        export_dir: PathBuf,
+        session_options: SessionOptionsFactory,
+        on_session_started: SessionStartedHook<A>,
+    ) -> ConversationsOptions<A> {
+        ConversationsOptions {
+            data_dir,
+            export_dir,
+            session_options,
+            on_session_started,
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// Where the conversations are kept, for the sidebar.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageStatus {
+    /// False when the database could not be opened and conversations live only in memory until the app quits.
+    pub persistent: bool,
+    /// What opening the database had to do (file moved aside, schema upgraded, fallback to memory), safe to show.
+    pub notices: Vec<String>,
+}
+
+/// An open conversation: what `prompt` and the other chat commands act on.
+pub struct OpenConversation<A> {
+    /// Its id.
+    pub id: ConversationId,
+    /// Its session.
+    pub session: DesktopSession,
+    /// What the hook made for it (shared by every handle on this conversation).
+    pub attachment: Arc<A>,
+}
+
+impl<A> Clone for OpenConversation<A> {
+    fn clone(&self) -> Self {
+        OpenConversation {
+            id: self.id.clone(),
+            session: self.session.clone(),
+            attachment: Arc::clone(&self.attachment),
+        }
+    }
+}
+
+/// The sidebar's list.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationList {
+    /// Live conversations grouped by the local day of their last change, newest first.
+    pub days: Vec<DayGroup>,
+    /// The active conversation, once one was opened.
+    pub active_id: Option<ConversationId>,
+    /// Conversations with a run going on now (the active one or in the background).
+    pub streaming_ids: Vec<ConversationId>,
+    /// Where they are kept.
+    pub storage: StorageStatus,
+}
+
+/// The result of a soft delete.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletedConversation {
+    /// The deleted conversation.
+    pub conversation_id: ConversationId,
+    /// Until when (ms since the epoch) [`Conversations::restore_conversation`] brings it back.
+    pub undo_until: i64,
+    /// It was the active conversation; the next [`Conversations::active`] opens another one.
+    pub was_active: bool,
+}
+
+/// Why a conversation call failed. `Display` names ids and paths, never message content.
+#[derive(Debug, thiserror::Error)]
+pub enum ConversationsError {
+    /// The store refused or failed ([`StoreError::kind`] says how).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The conversation's session could not start (the model layer could not be set up).
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The factory could not make session options (for example no provider configured); its error is kept as
+    /// it was, so the app can downcast it to its own type.
+    #[error(transparent)]
+    SessionOptions(Box<dyn std::error::Error + Send + Sync>),
+    /// An export could not be written.
+    #[error("cannot write the export {path}: {source}")]
+    WriteExport {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The app's conversations; `A` is what the app keeps beside each session (see [`SessionStartedHook`]). Cheap
+/// to clone; clones share everything.
+pub struct Conversations<A> {
+    inner: Arc<ConversationsInner<A>>,
+}
+
+impl<A> Clone for Conversations<A> {
+    fn clone(&self) -> Self {
+        Conversations {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+struct ConversationsInner<A> {
+    store: Store,
+    storage: StorageStatus,
+    /// Storage notices not yet sent on a session.
+    unsent_notices: Mutex<Vec<String>>,
+    export_dir: PathBuf,
+    session_options: SessionOptionsFactory,
+    on_session_started: SessionStartedHook<A>,
+    open: Mutex<OpenSessions<A>>,
+}
+
+struct OpenSessions<A> {
+    active: Option<ConversationId>,
+    sessions: HashMap<ConversationId, OpenConversation<A>>,
+}
+
+/// What to start when no open session can be reused.
+enum Planned {
+    /// A new, empty conversation.
+    New,
+    /// A stored conversation with its transcript.
+    Stored(ConversationId, Vec<AgentMessage>),
+}
+
+impl<A> Conversations<A> {
+    /// Opens the store in `options.data_dir`, falling back to an in-memory store (with a notice) when the file
+    /// cannot be opened. No session starts until [`Conversations::active`] or a switch asks for one. Fails only
+    /// when not even an in-memory database can be made.
+    pub fn open(options: ConversationsOptions<A>) -> Result<Conversations<A>, ConversationsError> {
+        let path = options.data_dir.join(DATABASE_FILE_NAME);
+        let (store, storage) = match Store::open_with_clock(&path, Arc::clone(&options.clock)) {
+            Ok(opened) => (
+                opened.store,
+                StorageStatus {
+                    persistent: true,
+                    notices: opened.notices.iter().map(store_notice_text).collect(),
+                },
+            ),
+            Err(error) => {
+                tracing::warn!(%error, "the conversation database cannot be opened; using memory");
+                let store = Store::open_in_memory(Arc::clone(&options.clock))?;
+                let notice = format!(
+                    "Conversations cannot be saved ({error}). They are kept in memory until Pi Desktop quits; \
+                     check that {} is writable and has free space, then restart the app.",
+                    options.data_dir.display()
+                );
+                (
+                    store,
+                    StorageStatus {
+                        persistent: false,
+                        notices: vec![notice],
+                    },
+                )
+            }
+        };
+        Ok(Conversations {
+            inner: Arc::new(ConversationsInner {
+                store,
+                unsent_notices: Mutex::new(storage.notices.clone()),
+                storage,
+                export_dir: options.export_dir,
+                session_options: options.session_options,
+                on_session_started: options.on_session_started,
+                open: Mutex::new(OpenSessions {
+                    active: None,
+                    sessions: HashMap::new(),
+                }),
+            }),
+        })
+    }
+
+    /// The store, for callers that need more than this facade.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// Where conversations are kept and what opening the database had to do.
+    pub fn storage(&self) -> &StorageStatus {
+        &self.inner.storage
+    }
+
+    /// The active conversation. When none is open yet (start-up, or the active one was deleted), opens the most
+    /// recently changed conversation, or starts a new one when there is none.
+    pub async fn active(&self) -> Result<OpenConversation<A>, ConversationsError> {
+        if let Some(active) = self.lock_open().active_conversation() {
+            return Ok(active);
+        }
+        let planned = match self.inner.store.list_conversations()?.first() {
+            Some(latest) => self.planned_stored(&latest.id)?,
+            None => Planned::New,
+        };
+        self.start(planned, |open| open.active_conversation()).await
+    }
+
+    /// The active conversation, if one is open; never starts a session.
+    pub fn active_id(&self) -> Option<ConversationId> {
+        self.lock_open().active.clone()
+    }
+
+    /// The active conversation if one is open; never starts a session.
+    pub fn active_if_open(&self) -> Option<OpenConversation<A>> {
+        self.lock_open().active_conversation()
+    }
+
+    /// Makes a new, empty conversation active. The active one keeps running if it streams. When the active
+    /// conversation is still empty and idle, it is reused instead of adding another empty one.
+    pub async fn new_conversation(&self) -> Result<OpenConversation<A>, ConversationsError> {
+        let reusable = |open: &OpenSessions<A>| {
+            open.active_conversation().filter(|active| {
+                let state = active.session.get_state();
+                state.messages.is_empty() && !state.is_streaming
+            })
+        };
+        if let Some(active) = reusable(&self.lock_open()) {
+            return Ok(active);
+        }
+        self.start(Planned::New, |open| reusable(open)).await
+    }
+
+    /// Makes `id` the active conversation: its running session if it has one, otherwise a new session over its
+    /// stored transcript. Other conversations keep running if they stream.
+    pub async fn open_conversation(
+        &self,
+        id: &ConversationId,
+    ) -> Result<OpenConversation<A>, ConversationsError> {
+        let already_open = |open: &mut OpenSessions<A>| {
+            let conversation = open.sessions.get(id).cloned()?;
+            open.activate(id.clone());
+            Some(conversation)
+        };
+        if let Some(conversation) = already_open(&mut self.lock_open()) {
+            return Ok(conversation);
+        }
+        let planned = self.planned_stored(id)?;
+        self.start(planned, |open| already_open(open)).await
+    }
+
+    /// The sidebar's list: live conversations by day (the system's time zone), newest first.
+    pub fn list_conversations(&self) -> Result<ConversationList, ConversationsError> {
+        self.list_conversations_in(DayZone::System)
+    }
+
+    /// [`Conversations::list_conversations`] with days in `zone`.
+    pub fn list_conversations_in(
+        &self,
+        zone: DayZone,
+    ) -> Result<ConversationList, ConversationsError> {
+        let conversations = self.inner.store.list_conversations()?;
+        let open = self.lock_open();
+        let mut streaming_ids: Vec<ConversationId> = open
+            .sessions
+            .values()
+            .filter(|conversation| conversation.session.get_state().is_streaming)
+            .map(|conversation| conversation.id.clone())
+            .collect();
+        streaming_ids.sort();
+        Ok(ConversationList {
+            days: group_by_day(&conversations, zone),
+            active_id: open.active.clone(),
+            streaming_ids,
+            storage: self.inner.storage.clone(),
+        })
+    }
+
+    /// Full-text search over all live conversations; a blank query finds nothing.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, ConversationsError> {
+        if query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self.inner.store.search(query, limit)?)
+    }
+
+    /// Renames a conversation (trimmed, not blank); returns it as the sidebar lists it.
+    pub fn rename_conversation(
+        &self,
+        id: &ConversationId,
+        title: &str,
+    ) -> Result<ConversationSummary, ConversationsError> {
+        self.inner.store.rename_conversation(id, title)?;
+        Ok(self.inner.store.conversation(id)?)
+    }
+
+    /// Deletes a conversation softly (restorable until `undo_until`). A run of it is stopped and its session
+    /// closed; when it was active, no conversation is active until the next switch or [`Conversations::active`].
+    pub fn delete_conversation(
+        &self,
+        id: &ConversationId,
+    ) -> Result<DeletedConversation, ConversationsError> {
+        let undo_until = self.inner.store.delete_conversation(id)?;
+        let mut open = self.lock_open();
+        if let Some(conversation) = open.sessions.remove(id) {
+            conversation.session.abort();
+        }
+        let was_active = open.active.as_ref() == Some(id);
+        if was_active {
+            open.active = None;
+        }
+        Ok(DeletedConversation {
+            conversation_id: id.clone(),
+            undo_until,
+            was_active,
+        })
+    }
+
+    /// Undoes a delete within the undo window; the conversation is listed again (not opened).
+    pub fn restore_conversation(&self, id: &ConversationId) -> Result<(), ConversationsError> {
+        Ok(self.inner.store.restore_conversation(id)?)
+    }
+
+    /// Removes deletions whose undo window has passed; returns how many.
+    pub fn purge_expired_deletions(&self) -> Result<usize, ConversationsError> {
+        Ok(self.inner.store.purge_expired_deletions()?)
+    }
+
+    /// A conversation's stored messages with their state (complete or interrupted).
+    pub fn transcript(&self, id: &ConversationId) -> Result<Transcript, ConversationsError> {
+        Ok(self.inner.store.load_transcript(id)?)
+    }
+
+    /// A conversation as text in `format`.
+    pub fn export_text(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+    ) -> Result<String, ConversationsError> {
+        Ok(self.inner.store.export_conversation(id, format)?)
+    }
+
+    /// Writes a conversation into the export folder (the user's Downloads) as `<title>.<md|jsonl>`, never
+    /// overwriting: a taken name gets ` (2)`, ` (3)`, ….
+    pub fn export_to_downloads(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+    ) -> Result<ExportedFile, ConversationsError> {
+        let conversation = self.inner.store.conversation(id)?;
+        let text = self.inner.store.export_conversation(id, format)?;
+        let file_name = export_file_name(conversation.title.as_deref(), format);
+        export_file::write_new_file(&self.inner.export_dir, &file_name, text.as_bytes())
+            .map_err(|(path, source)| ConversationsError::WriteExport { path, source })
+    }
+
+    /// New settings for every open session (a run keeps the settings it started with). Sessions started later
+    /// get theirs from the factory.
+    pub fn apply_settings(&self, settings: &ResolvedSettings) -> Result<(), ConversationsError> {
+        let sessions: Vec<DesktopSession> = self
+            .lock_open()
+            .sessions
+            .values()
+            .map(|conversation| conversation.session.clone())
+            .collect();
+        for session in &sessions {
+            session.apply_settings(settings)?;
+        }
+        Ok(())
+    }
+
+    fn lock_open(&self) -> std::sync::MutexGuard<'_, OpenSessions<A>> {
+        self.inner
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn planned_stored(&self, id: &ConversationId) -> Result<Planned, ConversationsError> {
+        let messages = self.inner.store.load_transcript(id)?.agent_messages()?;
+        Ok(Planned::Stored(id.clone(), messages))
+    }
+
+    /// Starts the planned session and makes it active, unless `already` finds (under the lock) that another
+    /// caller got there first; then sends the storage notices not sent yet on the new session.
+    async fn start(
+        &self,
+        planned: Planned,
+        already: impl FnOnce(&mut OpenSessions<A>) -> Option<OpenConversation<A>>,
+    ) -> Result<OpenConversation<A>, ConversationsError> {
+        let mut options =
+            (self.inner.session_options)().map_err(ConversationsError::SessionOptions)?;
+        let conversation = {
+            let mut open = self.lock_open();
+            if let Some(conversation) = already(&mut open) {
+                return Ok(conversation);
+            }
+            let (id, messages) = match planned {
+                Planned::New => {
+                    let summary = self
+                        .inner
+                        .store
+                        .create_conversation(Some(&options.settings.model))?;
+                    (summary.id, Vec::new())
+                }
+                Planned::Stored(id, messages) => (id, messages),
+            };
+            options.messages = messages;
+            options.recorder = Some(Arc::new(Mutex::new(ConversationRecorder::new(
+                self.inner.store.clone(),
+                id.clone(),
+            ))));
+            let (session, envelopes) = DesktopSession::start(options)?;
+            let attachment = Arc::new((self.inner.on_session_started)(StartedSession {
+                conversation_id: id.clone(),
+                session: session.clone(),
+                envelopes,
+            }));
+            let conversation = OpenConversation {
+                id: id.clone(),
+                session,
+                attachment,
+            };
+            open.sessions.insert(id.clone(), conversation.clone());
+            open.activate(id);
+            conversation
+        };
+        let notices = std::mem::take(
+            &mut *self
+                .inner
+                .unsent_notices
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for notice in notices {
+            conversation
+                .session
+                .notify(NoticeSource::Persistence, notice)
+                .await;
+        }
+        Ok(conversation)
+    }
+}
+
+impl<A> OpenSessions<A> {
+    fn active_conversation(&self) -> Option<OpenConversation<A>> {
+        self.sessions.get(self.active.as_ref()?).cloned()
+    }
+
+    /// Makes `id` active and closes idle background sessions (they are rebuilt from the store when needed).
+    fn activate(&mut self, id: ConversationId) {
+        self.sessions.retain(|open_id, conversation| {
+            *open_id == id || conversation.session.get_state().is_streaming
+        });
+        self.active = Some(id);
+    }
+}
+
+/// True for an assistant message that a crash interrupted (as the store hands it back on reopening).
+pub fn is_interrupted_message(message: &AgentMessage) -> bool {
+    match message {
+        AgentMessage::Assistant(assistant) => {
+            assistant.error_message.as_deref() == Some(INTERRUPTED_ERROR_MESSAGE)
+        }
+        AgentMessage::User(_) | AgentMessage::ToolResult(_) | AgentMessage::Custom(_) => false,
+    }
+}
+
+/// The storage notice as a host notice (what the first session sends).
+pub fn storage_host_notice(text: &str) -> HostNotice {
+    HostNotice::Error {
+        source: NoticeSource::Persistence,
+        message: text.to_owned(),
+    }
+}
+
+fn store_notice_text(notice: &StoreNotice) -> String {
+    match notice {
+        StoreNotice::CorruptDatabaseMovedAside { moved_to } => format!(
+            "The conversation history was damaged and could not be read. It was kept as {} and a new, empty \
+             history was started.",
+            moved_to.display()
+        ),
+        StoreNotice::Migrated { from, to, backup } => match backup {
+            Some(backup) => format!(
+                "The conversation history was upgraded (schema {from} to {to}); the old file is kept at {}.",
+                backup.display()
+            ),
+            None => format!("The conversation history was upgraded (schema {from} to {to})."),
+        },
+    }
+}

@@ -1,0 +1,142 @@
+//! Writing an export into a folder: a file name from the title that is safe on every desktop file system, and
+//! a write that never replaces an existing file.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::store::ExportFormat;
+
+/// The longest file stem taken from a title, in characters.
+const MAX_STEM_CHARS: usize = 80;
+/// How many ` (n)` suffixes are tried before giving up.
+const MAX_SUFFIX: u32 = 999;
+/// The stem of an untitled conversation.
+const UNTITLED_STEM: &str = "conversation";
+
+/// An export written to disk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedFile {
+    /// The file's name (what the UI shows: "Saved <name> in Downloads").
+    pub file_name: String,
+    /// The full path.
+    pub path: PathBuf,
+}
+
+/// `<title>.<extension>`: characters that are not allowed in file names (`/ \ : * ? " < > |`, control
+/// characters) become `_`, leading dots and surrounding blanks go, at most 80 characters; `conversation` when
+/// nothing is left.
+pub fn export_file_name(title: Option<&str>, format: ExportFormat) -> String {
+    let cleaned: String = title
+        .unwrap_or_default()
+        .chars()
+        .map(|character| {
+            if character.is_control()
+                || matches!(
+                    character,
+                    '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|'
+                )
+            {
+                '_'
+            } else {
+                character
+            }
+        })
+        .take(MAX_STEM_CHARS)
+        .collect();
+    let stem = cleaned
+        .trim()
+        .trim_start_matches('.')
+        .trim_end_matches('.')
+        .trim();
+    let stem = if stem.is_empty() { UNTITLED_STEM } else { stem };
+    format!("{stem}.{}", format.file_extension())
+}
+
+/// Creates `folder/file_name` (or `stem (2).ext`, … when taken) with `bytes`; on failure, the path tried and why.
+pub(crate) fn write_new_file(
+    folder: &Path,
+    file_name: &str,
+    bytes: &[u8],
+) -> Result<ExportedFile, (PathBuf, io::Error)> {
+    let (stem, extension) = file_name.rsplit_once('.').unwrap_or((file_name, ""));
+    let mut suffix = 1;
+    loop {
+        let candidate = match (suffix, extension) {
+            (1, _) => file_name.to_owned(),
+            (_, "") => format!("{stem} ({suffix})"),
+            (_, _) => format!("{stem} ({suffix}).{extension}"),
+        };
+        let path = folder.join(&candidate);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut file) => {
+                return file
+                    .write_all(bytes)
+                    .and_then(|()| file.sync_all())
+                    .map(|()| ExportedFile {
+                        file_name: candidate,
+                        path: path.clone(),
+                    })
+                    .map_err(|error| (path, error));
+            }
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists && suffix < MAX_SUFFIX => {
+                suffix += 1;
+            }
+            Err(error) => return Err((path, error)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn titles_become_safe_file_names() {
+        assert_eq!(
+            export_file_name(
+                Some("Was liegt in Downloads? 下载/报告"),
+                ExportFormat::Markdown
+            ),
+            "Was liegt in Downloads_ 下载_报告.md"
+        );
+        assert_eq!(
+            export_file_name(Some("  ..hidden. "), ExportFormat::JsonLines),
+            "hidden.jsonl"
+        );
+        assert_eq!(
+            export_file_name(None, ExportFormat::Markdown),
+            "conversation.md"
+        );
+        assert_eq!(
+            export_file_name(Some("\n\t"), ExportFormat::Markdown),
+            "__.md"
+        );
+        assert_eq!(
+            export_file_name(Some(&"长".repeat(200)), ExportFormat::Markdown)
+                .chars()
+                .count(),
+            80 + 3
+        );
+    }
+
+    #[test]
+    fn a_taken_name_gets_a_number_instead_of_being_replaced() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(folder.path().join("notes.md"), b"mine").unwrap();
+        let first = write_new_file(folder.path(), "notes.md", b"one").unwrap();
+        let second = write_new_file(folder.path(), "notes.md", b"two").unwrap();
+        assert_eq!(first.file_name, "notes (2).md");
+        assert_eq!(second.file_name, "notes (3).md");
+        assert_eq!(
+            std::fs::read(folder.path().join("notes.md")).unwrap(),
+            b"mine"
+        );
+        assert_eq!(std::fs::read(&second.path).unwrap(), b"two");
+    }
+}
