@@ -167,8 +167,8 @@ impl Serialize for AgentEvent {
                 message,
                 tool_results,
             } => {
-                map.serialize_entry("message", &AssistantWithRole(message))?;
-                map.serialize_entry("toolResults", &ToolResultsWithRole(tool_results))?;
+                map.serialize_entry("message", message)?;
+                map.serialize_entry("toolResults", tool_results)?;
             }
             AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
                 map.serialize_entry("message", message)?;
@@ -216,31 +216,6 @@ impl Serialize for AgentEvent {
             }
         }
         map.end()
-    }
-}
-
-/// Serializes an assistant message with its `role` key, as pi's JSON always carries it.
-struct AssistantWithRole<'a>(&'a AssistantMessage);
-
-impl Serialize for AssistantWithRole<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Cloning is O(blocks): content blocks are shared.
-        AgentMessage::Assistant(self.0.clone()).serialize(serializer)
-    }
-}
-
-/// Serializes tool results with their `role` key.
-struct ToolResultsWithRole<'a>(&'a [ToolResultMessage]);
-
-impl Serialize for ToolResultsWithRole<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let messages: Vec<AgentMessage> = self
-            .0
-            .iter()
-            .cloned()
-            .map(AgentMessage::ToolResult)
-            .collect();
-        messages.serialize(serializer)
     }
 }
 

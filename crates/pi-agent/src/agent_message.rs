@@ -7,7 +7,7 @@
 
 use pi_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::de::Error as _;
-use serde::ser::{Error as _, SerializeMap};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -133,10 +133,11 @@ impl From<Message> for AgentMessage {
 
 impl Serialize for AgentMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The typed messages write their own `role` key.
         match self {
-            AgentMessage::User(message) => tagged(serializer, "user", message),
-            AgentMessage::Assistant(message) => tagged(serializer, "assistant", message),
-            AgentMessage::ToolResult(message) => tagged(serializer, "toolResult", message),
+            AgentMessage::User(message) => message.serialize(serializer),
+            AgentMessage::Assistant(message) => message.serialize(serializer),
+            AgentMessage::ToolResult(message) => message.serialize(serializer),
             AgentMessage::Custom(custom) => custom.serialize(serializer),
         }
     }
@@ -154,28 +155,9 @@ impl Serialize for CustomMessage {
     }
 }
 
-/// Writes `role` first, then the fields of the typed message (which must serialize as a JSON object).
-fn tagged<S: Serializer, T: Serialize>(
-    serializer: S,
-    role: &str,
-    message: &T,
-) -> Result<S::Ok, S::Error> {
-    let Value::Object(fields) = serde_json::to_value(message).map_err(S::Error::custom)? else {
-        return Err(S::Error::custom(
-            "a message must serialize as a JSON object",
-        ));
-    };
-    let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
-    map.serialize_entry("role", role)?;
-    for (key, value) in &fields {
-        map.serialize_entry(key, value)?;
-    }
-    map.end()
-}
-
 impl<'de> Deserialize<'de> for AgentMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut fields = Map::<String, Value>::deserialize(deserializer)?;
+        let fields = Map::<String, Value>::deserialize(deserializer)?;
         let role = match fields.get("role") {
             Some(Value::String(role)) => role.clone(),
             Some(other) => {
@@ -196,7 +178,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
                 .collect();
             return Ok(AgentMessage::Custom(CustomMessage { role, fields }));
         }
-        fields.remove("role");
+        // The typed messages read their own `role` key.
         match role.as_str() {
             "user" => serde_json::from_value(Value::Object(fields))
                 .map(AgentMessage::User)
@@ -235,6 +217,27 @@ mod tests {
             error.to_string().contains("invalid toolResult message"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn every_arm_writes_its_role_exactly_once() {
+        let messages = [
+            json!({"role": "user", "content": "Hi", "timestamp": 1}),
+            json!({"role": "assistant", "content": [], "api": "a", "provider": "p", "model": "m",
+                   "stopReason": "stop", "timestamp": 1}),
+            json!({"role": "toolResult", "toolCallId": "c", "toolName": "t", "content": [], "isError": false,
+                   "timestamp": 1}),
+            json!({"role": "note", "content": "x"}),
+        ];
+        for value in messages {
+            let message = AgentMessage::from_json(value.clone()).unwrap();
+            let text = serde_json::to_string(&message).unwrap();
+            assert_eq!(text.matches("\"role\"").count(), 1, "{text}");
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+                value
+            );
+        }
     }
 
     #[test]
