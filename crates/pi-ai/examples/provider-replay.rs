@@ -23,6 +23,8 @@ mod replay_server;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use futures_util::StreamExt;
+
 fn usage() -> ExitCode {
     eprintln!("usage: provider-replay --out DIR PATH...");
     ExitCode::from(2)
@@ -60,6 +62,9 @@ fn main() -> ExitCode {
     runtime.block_on(run(out, paths))
 }
 
+/// Fixtures replayed at the same time (each has its own loopback server; the scripted write pauses dominate).
+const JOBS: usize = 4;
+
 async fn run(out: PathBuf, paths: Vec<PathBuf>) -> ExitCode {
     let client = match pi_ai::providers::http_client() {
         Ok(client) => client,
@@ -71,46 +76,58 @@ async fn run(out: PathBuf, paths: Vec<PathBuf>) -> ExitCode {
     let apis = pi_ai::providers::builtin_apis(&client);
     let mut failed = 0usize;
     let mut written = 0usize;
+    let mut fixtures = Vec::new();
     for path in paths {
-        let files = match fixture_run::collect(&path) {
-            Ok(files) => files,
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed += 1;
-                continue;
-            }
-        };
-        for file in files {
-            let fixture = match fixture_run::load(&file) {
-                Ok(fixture) => fixture,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    failed += 1;
-                    continue;
-                }
-            };
-            match fixture_run::run(&fixture, &apis).await {
-                Ok(trace) => {
-                    let dir = out.join(&fixture.api);
-                    let target = dir.join(format!("{}.trace.json", fixture.name));
-                    let written_ok = std::fs::create_dir_all(&dir).and_then(|()| {
-                        std::fs::write(&target, fixture_run::serialize_trace(&trace))
-                    });
-                    match written_ok {
-                        Ok(()) => {
-                            written += 1;
-                            println!("wrote {}", target.display());
-                        }
+        match fixture_run::collect(&path) {
+            Ok(files) => {
+                for file in files {
+                    match fixture_run::load(&file) {
+                        Ok(fixture) => fixtures.push(fixture),
                         Err(e) => {
-                            eprintln!("error: {}: cannot write: {e}", target.display());
+                            eprintln!("error: {e}");
                             failed += 1;
                         }
                     }
                 }
-                Err(e) => {
-                    eprintln!("error: {}: {e}", fixture.id);
-                    failed += 1;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+            }
+        }
+    }
+    let results: Vec<_> = futures_util::stream::iter(fixtures)
+        .map(|fixture| {
+            let apis = apis.clone();
+            async move {
+                let trace = fixture_run::run(&fixture, &apis).await;
+                (fixture, trace)
+            }
+        })
+        .buffered(JOBS)
+        .collect()
+        .await;
+    for (fixture, trace) in results {
+        match trace {
+            Ok(trace) => {
+                let dir = out.join(&fixture.api);
+                let target = dir.join(format!("{}.trace.json", fixture.name));
+                let written_ok = std::fs::create_dir_all(&dir)
+                    .and_then(|()| std::fs::write(&target, fixture_run::serialize_trace(&trace)));
+                match written_ok {
+                    Ok(()) => {
+                        written += 1;
+                        println!("wrote {}", target.display());
+                    }
+                    Err(e) => {
+                        eprintln!("error: {}: cannot write: {e}", target.display());
+                        failed += 1;
+                    }
                 }
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", fixture.id);
+                failed += 1;
             }
         }
     }
