@@ -1,0 +1,230 @@
+// @vitest-environment jsdom
+// The sidebar against a mocked ipc/conversations: days in the backend's order, the active and streaming marks,
+// search results with highlighted snippets (as text), switching, and delete with undo.
+import { act } from "react";
+import { createRoot, type Root } from "react-dom/client";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import type { ConversationList, SearchHit } from "../../ipc/conversations";
+import type { AppState } from "../../ipc/wire";
+import { localDay } from "./sidebar-model";
+
+const ipc = vi.hoisted(() => ({
+  listConversations: vi.fn(),
+  searchConversations: vi.fn(),
+  openConversation: vi.fn(),
+  renameConversation: vi.fn(),
+  deleteConversation: vi.fn(),
+  restoreConversation: vi.fn(),
+  exportConversation: vi.fn(),
+}));
+vi.mock("../../ipc/conversations", () => ipc);
+
+import { Sidebar } from "./Sidebar";
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const today = localDay(new Date());
+
+function summary(id: string, title: string | null, updatedAt: number) {
+  return { id, title, model: "scripted", createdAt: updatedAt, updatedAt };
+}
+
+const LIST: ConversationList = {
+  days: [
+    { day: today, conversations: [summary("c3", "PDF 清单", 3), summary("c2", null, 2)] },
+    { day: "2026-01-05", conversations: [summary("c1", "Invoices", 1)] },
+  ],
+  activeId: "c3",
+  streamingIds: ["c2"],
+  storage: { persistent: true, notices: [] },
+};
+
+const APP_STATE: AppState = {
+  isStreaming: false,
+  pendingToolCalls: [],
+  messages: [],
+  model: { provider: "scripted", id: "scripted", name: "scripted" },
+  conversationId: "c1",
+};
+
+let container: HTMLDivElement;
+let root: Root;
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  for (const mock of Object.values(ipc)) mock.mockReset();
+  ipc.listConversations.mockResolvedValue(LIST);
+  container = document.createElement("div");
+  document.body.append(container);
+  root = createRoot(container);
+});
+
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+  vi.useRealTimers();
+});
+
+async function flush() {
+  await act(async () => {
+    await Promise.resolve();
+  });
+}
+
+async function renderSidebar(overrides: Partial<Parameters<typeof Sidebar>[0]> = {}) {
+  const props = {
+    language: "en" as const,
+    activeConversationId: "c3",
+    refreshToken: 0,
+    onConversationOpened: vi.fn(),
+    onNewConversation: vi.fn(),
+    onActiveConversationDeleted: vi.fn(),
+    ...overrides,
+  };
+  await act(async () => {
+    root.render(<Sidebar {...props} />);
+  });
+  await flush();
+  return props;
+}
+
+function byTestId(id: string): HTMLElement[] {
+  return [...container.querySelectorAll<HTMLElement>(`[data-testid="${id}"]`)];
+}
+
+async function click(element: Element | undefined) {
+  expect(element).toBeDefined();
+  await act(async () => {
+    (element as HTMLElement).click();
+  });
+  await flush();
+}
+
+async function type(input: HTMLInputElement, value: string) {
+  const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set;
+  await act(async () => {
+    setValue?.call(input, value);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+}
+
+describe("Sidebar", () => {
+  it("lists conversations by day, newest first, marking the active and the streaming one", async () => {
+    await renderSidebar();
+    const days = byTestId("conversation-day");
+    expect(days.map((day) => day.dataset["day"])).toEqual([today, "2026-01-05"]);
+    expect(days.map((day) => day.querySelector("h2")?.textContent)).toEqual(["Today", "2026-01-05"]);
+    const items = byTestId("conversation-item");
+    expect(items.map((item) => item.querySelector(".conversation-title")?.textContent)).toEqual([
+      "PDF 清单",
+      "New conversation",
+      "Invoices",
+    ]);
+    expect(items.map((item) => item.dataset["active"])).toEqual(["true", "false", "false"]);
+    expect(items.map((item) => item.dataset["streaming"])).toEqual(["false", "true", "false"]);
+    expect(byTestId("new-conversation")).toHaveLength(1);
+    expect(byTestId("conversation-search")).toHaveLength(1);
+  });
+
+  it("shows search hits with highlighted matches as text and opens the hit's conversation", async () => {
+    const hits: SearchHit[] = [
+      {
+        conversationId: "c1",
+        conversationTitle: "Invoices",
+        conversationUpdatedAt: 1,
+        messageSeq: 0,
+        role: "user",
+        snippet: [
+          { text: "<b>bold?</b> the ", highlighted: false },
+          { text: "invoice", highlighted: true },
+          { text: " of May", highlighted: false },
+        ],
+      },
+    ];
+    ipc.searchConversations.mockResolvedValue(hits);
+    ipc.openConversation.mockResolvedValue(APP_STATE);
+    const props = await renderSidebar();
+
+    await type(byTestId("conversation-search")[0] as HTMLInputElement, "  invoice ");
+    expect(ipc.searchConversations).not.toHaveBeenCalled();
+    await act(async () => {
+      vi.advanceTimersByTime(200);
+    });
+    await flush();
+    expect(ipc.searchConversations).toHaveBeenCalledWith("invoice");
+    const snippet = byTestId("search-snippet")[0];
+    expect(snippet?.textContent).toBe("<b>bold?</b> the invoice of May");
+    expect(snippet?.querySelector("b")).toBeNull();
+    expect([...(snippet?.querySelectorAll("mark") ?? [])].map((mark) => mark.textContent)).toEqual(["invoice"]);
+
+    await click(container.querySelector(".search-hit") ?? undefined);
+    expect(ipc.openConversation).toHaveBeenCalledWith("c1");
+    expect(props.onConversationOpened).toHaveBeenCalledWith(APP_STATE);
+  });
+
+  it("deletes with an undo toast that restores the conversation", async () => {
+    const undoUntil = Date.now() + 10_000;
+    ipc.deleteConversation.mockResolvedValue({ conversationId: "c3", undoUntil, wasActive: true });
+    ipc.restoreConversation.mockResolvedValue(null);
+    const props = await renderSidebar();
+
+    await click(byTestId("conversation-delete")[0]);
+    expect(ipc.deleteConversation).toHaveBeenCalledWith("c3");
+    expect(props.onActiveConversationDeleted).toHaveBeenCalledTimes(1);
+    expect(byTestId("sidebar-toast")[0]?.textContent).toContain("Deleted “PDF 清单”.");
+
+    await click(byTestId("undo-delete")[0]);
+    expect(ipc.restoreConversation).toHaveBeenCalledWith("c3");
+    expect(byTestId("sidebar-toast")).toHaveLength(0);
+  });
+
+  it("lets the undo toast go when the undo window closes", async () => {
+    ipc.deleteConversation.mockResolvedValue({ conversationId: "c1", undoUntil: Date.now() + 10_000, wasActive: false });
+    const props = await renderSidebar();
+    await click(byTestId("conversation-delete")[2]);
+    expect(props.onActiveConversationDeleted).not.toHaveBeenCalled();
+    expect(byTestId("undo-delete")).toHaveLength(1);
+    await act(async () => {
+      vi.advanceTimersByTime(10_001);
+    });
+    expect(byTestId("undo-delete")).toHaveLength(0);
+  });
+
+  it("exports into Downloads and says the file's name; shows a command error as it came", async () => {
+    ipc.exportConversation.mockResolvedValueOnce({ fileName: "PDF 清单.md", path: "/home/u/Downloads/PDF 清单.md" });
+    ipc.exportConversation.mockRejectedValueOnce({ kind: "storage", message: "The disk is full: free some space." });
+    await renderSidebar();
+    await click(byTestId("conversation-export-markdown")[0]);
+    expect(ipc.exportConversation).toHaveBeenCalledWith("c3", "markdown");
+    expect(byTestId("sidebar-toast")[0]?.textContent).toBe("Saved PDF 清单.md in Downloads.");
+    await click(byTestId("conversation-export-jsonl")[0]);
+    expect(byTestId("sidebar-toast")[0]?.textContent).toBe("The disk is full: free some space.");
+  });
+
+  it("renames in place with Enter", async () => {
+    ipc.renameConversation.mockResolvedValue(summary("c1", "Rechnungen", 4));
+    await renderSidebar();
+    await click(byTestId("conversation-rename")[2]);
+    const input = byTestId("conversation-rename-input")[0] as HTMLInputElement;
+    expect(input.value).toBe("Invoices");
+    await type(input, "  Rechnungen ");
+    await act(async () => {
+      input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    });
+    await flush();
+    expect(ipc.renameConversation).toHaveBeenCalledWith("c1", "Rechnungen");
+    expect(byTestId("conversation-rename-input")).toHaveLength(0);
+  });
+
+  it("shows why history is not saved", async () => {
+    ipc.listConversations.mockResolvedValue({
+      ...LIST,
+      storage: { persistent: false, notices: ["Conversations cannot be saved (read-only folder)."] },
+    });
+    await renderSidebar();
+    expect(byTestId("storage-notice")[0]?.textContent).toBe(
+      "History is not being saved. Conversations cannot be saved (read-only folder).",
+    );
+  });
+});

@@ -1,0 +1,284 @@
+// The conversation sidebar: new conversation, search (highlighted snippets), the list by day, and per
+// conversation open / rename / export / delete with an undo toast for the backend's undo window.
+//
+// The sidebar owns only its own data (the list, the search, its toasts). Switching and starting conversations go
+// through the chat: `onConversationOpened` receives the opened conversation's state (load it like `get_state`'s),
+// `onNewConversation` is the chat's new-conversation intent, `onActiveConversationDeleted` asks the chat to reload
+// (`get_state` opens the most recent remaining conversation). `refreshToken` changes whenever the list may have
+// changed elsewhere (a run settled, a new conversation), and the sidebar reloads it.
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import {
+  deleteConversation,
+  exportConversation,
+  listConversations,
+  openConversation,
+  renameConversation,
+  restoreConversation,
+  searchConversations,
+  type ConversationList,
+  type ConversationSummary,
+  type ExportFormat,
+  type SearchHit,
+} from "../../ipc/conversations";
+import type { AppState, CommandError } from "../../ipc/wire";
+import type { Language } from "../../i18n/strings";
+import { ConversationItem } from "./ConversationItem";
+import { conversationTitle, dayLabel, hitRoleLabel, localDay, searchQuery, undoDelayMs } from "./sidebar-model";
+import { SIDEBAR_STRINGS } from "./sidebar-strings";
+import { SnippetText } from "./SnippetText";
+import "./sidebar.css";
+
+/** Debounce of the search box, in ms. */
+const SEARCH_DEBOUNCE_MS = 200;
+/** How long a plain toast (export done, an error) stays, in ms. */
+const TOAST_MS = 6000;
+
+export interface SidebarProps {
+  language: Language;
+  /** The conversation the chat shows (`AppState.conversationId`), or null before one is loaded. */
+  activeConversationId: string | null;
+  /** Any value that changes when the list may have changed (a run settled, a new conversation). */
+  refreshToken: unknown;
+  /** The user switched conversation: the chat clears its transcript and loads this state. */
+  onConversationOpened: (appState: AppState) => void;
+  /** The user asked for a new conversation (the chat's intent; it calls `new_conversation`). */
+  onNewConversation: () => void;
+  /** The conversation the chat shows was deleted: the chat reloads with `get_state`. */
+  onActiveConversationDeleted: () => void;
+  /** Disables the New button (for example while the chat cannot start one). */
+  newConversationDisabled?: boolean;
+}
+
+type Toast =
+  | { kind: "deleted"; conversationId: string; title: string; undoUntil: number }
+  | { kind: "info"; message: string }
+  | { kind: "error"; message: string };
+
+export function Sidebar(props: SidebarProps) {
+  const { activeConversationId, refreshToken, onConversationOpened, onActiveConversationDeleted } = props;
+  const strings = SIDEBAR_STRINGS[props.language];
+  const [list, setList] = useState<ConversationList | null>(null);
+  const [searchText, setSearchText] = useState("");
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const [toast, setToast] = useState<Toast | null>(null);
+  const mounted = useRef(true);
+
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  const showError = useCallback((error: unknown) => {
+    if (mounted.current) setToast({ kind: "error", message: errorText(error) });
+  }, []);
+
+  const reload = useCallback(() => {
+    listConversations().then((loaded) => {
+      if (mounted.current) setList(loaded);
+    }, showError);
+  }, [showError]);
+
+  useEffect(() => {
+    reload();
+  }, [reload, refreshToken, activeConversationId]);
+
+  // Search as the user types (debounced); a newer query wins over a slower older answer.
+  useEffect(() => {
+    const query = searchQuery(searchText);
+    if (query === null) {
+      setHits(null);
+      return;
+    }
+    let current = true;
+    const timer = window.setTimeout(() => {
+      searchConversations(query).then((found) => {
+        if (current && mounted.current) setHits(found);
+      }, showError);
+    }, SEARCH_DEBOUNCE_MS);
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [searchText, refreshToken, showError]);
+
+  // Toasts go away by themselves; the undo toast exactly when the backend's undo window closes.
+  useEffect(() => {
+    if (toast === null) return;
+    const delay = toast.kind === "deleted" ? undoDelayMs(toast.undoUntil, Date.now()) : TOAST_MS;
+    const timer = window.setTimeout(() => setToast(null), delay);
+    return () => window.clearTimeout(timer);
+  }, [toast]);
+
+  const open = useCallback(
+    (conversationId: string) => {
+      openConversation(conversationId).then((appState) => {
+        onConversationOpened(appState);
+        reload();
+      }, showError);
+    },
+    [onConversationOpened, reload, showError],
+  );
+
+  const rename = useCallback(
+    (conversationId: string, title: string) => {
+      renameConversation(conversationId, title).then(reload, showError);
+    },
+    [reload, showError],
+  );
+
+  const remove = useCallback(
+    (conversation: ConversationSummary) => {
+      deleteConversation(conversation.id).then((deleted) => {
+        if (!mounted.current) return;
+        setToast({
+          kind: "deleted",
+          conversationId: deleted.conversationId,
+          title: conversationTitle(conversation, strings),
+          undoUntil: deleted.undoUntil,
+        });
+        if (deleted.wasActive) onActiveConversationDeleted();
+        reload();
+      }, showError);
+    },
+    [strings, onActiveConversationDeleted, reload, showError],
+  );
+
+  const undoDelete = useCallback(
+    (conversationId: string) => {
+      setToast(null);
+      restoreConversation(conversationId).then(reload, showError);
+    },
+    [reload, showError],
+  );
+
+  const exportTo = useCallback(
+    (conversationId: string, format: ExportFormat) => {
+      exportConversation(conversationId, format).then((file) => {
+        if (mounted.current) setToast({ kind: "info", message: strings.exported(file.fileName) });
+      }, showError);
+    },
+    [strings, showError],
+  );
+
+  const today = localDay(new Date());
+  const streamingIds = new Set(list?.streamingIds ?? []);
+  const activeId = activeConversationId ?? list?.activeId ?? null;
+
+  return (
+    <nav className="sidebar" aria-label={strings.sidebarLabel} data-testid="sidebar">
+      <div className="sidebar-top">
+        <button
+          type="button"
+          className="sidebar-new"
+          data-testid="new-conversation"
+          disabled={props.newConversationDisabled === true}
+          onClick={props.onNewConversation}
+        >
+          + {strings.newConversation}
+        </button>
+        <div className="sidebar-search">
+          <input
+            type="search"
+            data-testid="conversation-search"
+            aria-label={strings.searchLabel}
+            placeholder={strings.searchPlaceholder}
+            value={searchText}
+            onChange={(event) => setSearchText(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === "Escape" && searchText !== "") {
+                event.preventDefault();
+                event.stopPropagation();
+                setSearchText("");
+              }
+            }}
+          />
+        </div>
+      </div>
+      {list !== null && list.storage.notices.length > 0 ? (
+        <div className="sidebar-storage-notice" role="status" data-testid="storage-notice">
+          {!list.storage.persistent ? <strong>{strings.notSaved} </strong> : null}
+          {list.storage.notices.map((notice) => (
+            <p key={notice}>{notice}</p>
+          ))}
+        </div>
+      ) : null}
+      <div className="sidebar-scroll">
+        {hits !== null ? (
+          <SearchResults hits={hits} strings={strings} onOpen={open} />
+        ) : list === null ? null : list.days.length === 0 ? (
+          <p className="sidebar-empty">{strings.noConversations}</p>
+        ) : (
+          list.days.map((group) => (
+            <section key={group.day} className="sidebar-day" data-testid="conversation-day" data-day={group.day}>
+              <h2 className="sidebar-day-label">{dayLabel(group.day, today, strings)}</h2>
+              <ul className="conversation-list">
+                {group.conversations.map((conversation) => (
+                  <ConversationItem
+                    key={conversation.id}
+                    conversation={conversation}
+                    active={conversation.id === activeId}
+                    streaming={streamingIds.has(conversation.id)}
+                    strings={strings}
+                    onOpen={open}
+                    onRename={rename}
+                    onDelete={remove}
+                    onExport={exportTo}
+                  />
+                ))}
+              </ul>
+            </section>
+          ))
+        )}
+      </div>
+      {toast !== null ? (
+        <div
+          className={toast.kind === "error" ? "sidebar-toast error" : "sidebar-toast"}
+          role={toast.kind === "error" ? "alert" : "status"}
+          data-testid="sidebar-toast"
+        >
+          <span>{toast.kind === "deleted" ? strings.deleted(toast.title) : toast.message}</span>
+          {toast.kind === "deleted" ? (
+            <button type="button" data-testid="undo-delete" onClick={() => undoDelete(toast.conversationId)}>
+              {strings.undo}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </nav>
+  );
+}
+
+function SearchResults({
+  hits,
+  strings,
+  onOpen,
+}: {
+  hits: readonly SearchHit[];
+  strings: (typeof SIDEBAR_STRINGS)["en"];
+  onOpen: (conversationId: string) => void;
+}) {
+  if (hits.length === 0) return <p className="sidebar-empty">{strings.noResults}</p>;
+  return (
+    <ul className="search-results" data-testid="search-results">
+      {hits.map((hit) => (
+        <li key={`${hit.conversationId}:${hit.messageSeq}`} data-testid="search-hit">
+          <button type="button" className="search-hit" onClick={() => onOpen(hit.conversationId)}>
+            <span className="search-hit-title">{conversationTitle({ title: hit.conversationTitle }, strings)}</span>
+            <span className="search-hit-role">{hitRoleLabel(hit, strings)}</span>
+            <SnippetText parts={hit.snippet} />
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === "object" && error !== null && typeof (error as CommandError).message === "string") {
+    return (error as CommandError).message;
+  }
+  return typeof error === "string" ? error : "Something went wrong. Try again.";
+}
