@@ -148,12 +148,16 @@ pub fn list_scenario_files(path: &Path) -> Result<Vec<PathBuf>, HarnessError> {
 
 /// Runs `scenario` on a fresh current-thread runtime with paused time and returns its trace.
 pub fn run_blocking(scenario: &Scenario, record_events: bool) -> Result<Value, HarnessError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    paused_runtime()?.block_on(run_scenario(scenario, record_events))
+}
+
+/// A current-thread runtime with paused (virtual) time, as every scenario run uses.
+fn paused_runtime() -> Result<tokio::runtime::Runtime, HarnessError> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
-        .map_err(|error| HarnessError::new(format!("cannot build a runtime: {error}")))?;
-    runtime.block_on(run_scenario(scenario, record_events))
+        .map_err(|error| HarnessError::new(format!("cannot build a runtime: {error}")))
 }
 
 /// Compares a produced trace with an expected one; `None` when structurally equal (numbers by value).
@@ -165,13 +169,24 @@ pub fn compare_traces(expected: &Value, actual: &Value) -> Option<String> {
     first_difference(&expected, &actual)
 }
 
+/// Warm-up runs before the timed ones, as the oracle's `bench.mjs` does by default (`--warmup 3`).
+pub const BENCH_WARMUP_RUNS: usize = 3;
+
 /// Times `runs` runs of a scenario with event recording off; returns (median, events of the last run).
+///
+/// The timed region matches `bench.mjs`'s: building the agent, driving the scenario and producing the (unrecorded)
+/// trace. The scenario is parsed once beforehand, and each run's fresh runtime is built and dropped outside the
+/// timer (node's event loop already exists when its timer starts). `BENCH_WARMUP_RUNS` untimed runs go first.
 pub fn bench(scenario: &Scenario, runs: usize) -> Result<(Duration, u64), HarnessError> {
+    for _ in 0..BENCH_WARMUP_RUNS {
+        run_blocking(scenario, false)?;
+    }
     let mut samples = Vec::with_capacity(runs);
     let mut events = 0;
     for _ in 0..runs.max(1) {
+        let runtime = paused_runtime()?;
         let started = Instant::now();
-        let trace = run_blocking(scenario, false)?;
+        let trace = runtime.block_on(run_scenario(scenario, false))?;
         samples.push(started.elapsed());
         events = trace.get("eventCount").and_then(Value::as_u64).unwrap_or(0);
     }
