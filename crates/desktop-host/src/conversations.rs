@@ -339,7 +339,7 @@ impl<A> Conversations<A> {
         let mut streaming_ids: Vec<ConversationId> = open
             .sessions
             .values()
-            .filter(|conversation| conversation.session.get_state().is_streaming)
+            .filter(|conversation| conversation.session.agent().is_streaming())
             .map(|conversation| conversation.id.clone())
             .collect();
         streaming_ids.sort();
@@ -525,7 +525,7 @@ impl<A> OpenSessions<A> {
     /// Makes `id` active and closes idle background sessions (they are rebuilt from the store when needed).
     fn activate(&mut self, id: ConversationId) {
         self.sessions.retain(|open_id, conversation| {
-            *open_id == id || conversation.session.get_state().is_streaming
+            *open_id == id || conversation.session.agent().is_streaming()
         });
         self.active = Some(id);
     }

@@ -1,0 +1,183 @@
+//! Commands of the sidebar: list, search, open (switch), rename, delete, restore (undo) and export
+//! conversations. Thin wrappers over desktop-host's [`Conversations`] service; `new_conversation`, `get_state`
+//! and the run commands live beside them and use the same service.
+//!
+//! Switching never stops a run: a conversation that streams keeps running (and saving) in the background, and
+//! its envelopes stay on its own session's bridge.
+
+use desktop_host::conversations::{
+    ConversationList, Conversations, ConversationsError, DeletedConversation, ExportedFile,
+};
+use desktop_host::store::{
+    ConversationId, ConversationSummary, ExportFormat, SearchHit, StoreError, StoreErrorKind,
+};
+use tauri::State;
+
+use crate::command_error::{CommandError, ErrorKind};
+use crate::host::{AppState, Conversation};
+
+/// The service as the app manages it: one [`Conversation`] (Channel bridge and run gate) beside each session.
+pub(crate) type AppConversations = Conversations<Conversation>;
+
+/// How many search hits the sidebar shows at most.
+const SEARCH_LIMIT_DEFAULT: usize = 50;
+/// The most a caller may ask for.
+const SEARCH_LIMIT_MAX: usize = 200;
+
+/// The conversations by day, newest first, with the active one, those streaming now and the storage status.
+#[tauri::command]
+pub(crate) async fn list_conversations(
+    conversations: State<'_, AppConversations>,
+) -> Result<ConversationList, CommandError> {
+    conversations.list_conversations().map_err(to_command_error)
+}
+
+/// Full-text search; each hit's snippet comes as plain/highlighted parts (never markup).
+#[tauri::command]
+pub(crate) async fn search_conversations(
+    conversations: State<'_, AppConversations>,
+    query: String,
+    limit: Option<usize>,
+) -> Result<Vec<SearchHit>, CommandError> {
+    let limit = limit
+        .unwrap_or(SEARCH_LIMIT_DEFAULT)
+        .clamp(1, SEARCH_LIMIT_MAX);
+    conversations
+        .search(&query, limit)
+        .map_err(to_command_error)
+}
+
+/// Makes a conversation the active one and returns its state (as `get_state` does). A run of the previous
+/// conversation goes on in the background.
+#[tauri::command]
+pub(crate) async fn open_conversation(
+    conversations: State<'_, AppConversations>,
+    conversation_id: String,
+) -> Result<AppState, CommandError> {
+    let opened = conversations
+        .open_conversation(&ConversationId::from(conversation_id))
+        .await
+        .map_err(to_command_error)?;
+    Ok(AppState {
+        session: opened.session.get_state(),
+        conversation_id: Some(opened.id.to_string()),
+    })
+}
+
+/// Renames a conversation; returns it as listed.
+#[tauri::command]
+pub(crate) async fn rename_conversation(
+    conversations: State<'_, AppConversations>,
+    conversation_id: String,
+    title: String,
+) -> Result<ConversationSummary, CommandError> {
+    conversations
+        .rename_conversation(&ConversationId::from(conversation_id), &title)
+        .map_err(to_command_error)
+}
+
+/// Deletes a conversation softly; `undoUntil` says until when `restore_conversation` brings it back. A run of
+/// it is stopped. When it was the active one, the UI asks `get_state` (which opens the most recent other one).
+#[tauri::command]
+pub(crate) async fn delete_conversation(
+    conversations: State<'_, AppConversations>,
+    conversation_id: String,
+) -> Result<DeletedConversation, CommandError> {
+    conversations
+        .delete_conversation(&ConversationId::from(conversation_id))
+        .map_err(to_command_error)
+}
+
+/// Undoes a delete within the undo window.
+#[tauri::command]
+pub(crate) async fn restore_conversation(
+    conversations: State<'_, AppConversations>,
+    conversation_id: String,
+) -> Result<(), CommandError> {
+    conversations
+        .restore_conversation(&ConversationId::from(conversation_id))
+        .map_err(to_command_error)
+}
+
+/// Writes the conversation into the user's Downloads folder (`<title>.md` or `<title>.jsonl`, never replacing a
+/// file) and returns the file's name and path.
+#[tauri::command]
+pub(crate) async fn export_conversation(
+    conversations: State<'_, AppConversations>,
+    conversation_id: String,
+    format: ExportFormat,
+) -> Result<ExportedFile, CommandError> {
+    let conversations = conversations.inner().clone();
+    let id = ConversationId::from(conversation_id);
+    // A long conversation is a lot of text to build and write: keep it off the async workers.
+    tauri::async_runtime::spawn_blocking(move || conversations.export_to_downloads(&id, format))
+        .await
+        .map_err(|error| {
+            CommandError::new(
+                ErrorKind::Internal,
+                format!("The export stopped unexpectedly ({error}). Try again."),
+            )
+        })?
+        .map_err(to_command_error)
+}
+
+/// The service's errors as the UI receives them; messages say what to do next.
+pub(crate) fn to_command_error(error: ConversationsError) -> CommandError {
+    match error {
+        ConversationsError::Store(store_error) => store_command_error(&store_error),
+        ConversationsError::Session(session_error) => CommandError::from(session_error),
+        ConversationsError::SessionOptions(source) => match source.downcast::<CommandError>() {
+            Ok(command_error) => *command_error,
+            Err(other) => CommandError::new(ErrorKind::Settings, other.to_string()),
+        },
+        ConversationsError::WriteExport { .. } => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Check that your Downloads folder exists, is writable and has free space."
+            ),
+        ),
+    }
+}
+
+fn store_command_error(error: &StoreError) -> CommandError {
+    match error.kind() {
+        StoreErrorKind::NotFound => CommandError::new(
+            ErrorKind::Invalid,
+            "This conversation no longer exists (it was deleted). Pick another one from the list.",
+        ),
+        StoreErrorKind::InvalidInput => CommandError::new(
+            ErrorKind::Invalid,
+            format!("{error}. Change it and try again."),
+        ),
+        StoreErrorKind::DiskFull => CommandError::new(
+            ErrorKind::Storage,
+            format!("{error}. The disk is full: free some space and try again."),
+        ),
+        StoreErrorKind::ReadOnly => CommandError::new(
+            ErrorKind::Storage,
+            format!("{error}. The app's data folder is not writable: check its permissions."),
+        ),
+        StoreErrorKind::Busy => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Another program holds the conversation database: close it and try again."
+            ),
+        ),
+        StoreErrorKind::Corrupt => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Restart Pi Desktop: a damaged database is set aside and a new one started."
+            ),
+        ),
+        StoreErrorKind::SchemaTooNew => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Update Pi Desktop to the newest version to open these conversations."
+            ),
+        ),
+        StoreErrorKind::Io => CommandError::new(
+            ErrorKind::Storage,
+            format!("{error}. Try again; restart Pi Desktop if it keeps failing."),
+        ),
+    }
+}
