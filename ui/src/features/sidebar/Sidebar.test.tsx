@@ -163,6 +163,17 @@ describe("Sidebar", () => {
     expect(props.onConversationOpened).toHaveBeenCalledWith(APP_STATE);
   });
 
+  it("switches on a click, and a click on the conversation already shown does nothing", async () => {
+    ipc.openConversation.mockResolvedValue(APP_STATE);
+    const props = await renderSidebar();
+    const openButtons = byTestId("conversation-open");
+    await click(openButtons[0]);
+    expect(ipc.openConversation).not.toHaveBeenCalled();
+    await click(openButtons[2]);
+    expect(ipc.openConversation).toHaveBeenCalledWith("c1");
+    expect(props.onConversationOpened).toHaveBeenCalledWith(APP_STATE);
+  });
+
   it("deletes with an undo toast that restores the conversation", async () => {
     const undoUntil = Date.now() + 10_000;
     ipc.deleteConversation.mockResolvedValue({ conversationId: "c3", undoUntil, wasActive: true });

@@ -112,14 +112,18 @@ export function Sidebar(props: SidebarProps) {
     return () => window.clearTimeout(timer);
   }, [toast]);
 
+  const activeId = activeConversationId ?? list?.activeId ?? null;
+
+  // Opening the conversation already shown would reload it under a running answer: nothing to do.
   const open = useCallback(
     (conversationId: string) => {
+      if (conversationId === activeId) return;
       openConversation(conversationId).then((appState) => {
         onConversationOpened(appState);
         reload();
       }, showError);
     },
-    [onConversationOpened, reload, showError],
+    [activeId, onConversationOpened, reload, showError],
   );
 
   const rename = useCallback(
@@ -165,7 +169,6 @@ export function Sidebar(props: SidebarProps) {
 
   const today = localDay(new Date());
   const streamingIds = new Set(list?.streamingIds ?? []);
-  const activeId = activeConversationId ?? list?.activeId ?? null;
 
   return (
     <nav className="sidebar" aria-label={strings.sidebarLabel} data-testid="sidebar">
