@@ -623,3 +623,92 @@ fn the_services_futures_can_move_between_threads() {
     assert_send(&conversations.new_conversation());
     assert_send(&conversations.open_conversation(&id));
 }
+
+/// Set (to the data folder) in the child process of the test below.
+const KILLED_CHILD_VARIABLE: &str = "PI_DESKTOP_TEST_KILLED_CONVERSATIONS_DIR";
+
+/// The crash, one level below the window: a child process (this test binary again, filtered to this test)
+/// runs the service, finishes one answer, starts a second one and is killed with SIGKILL while it streams. The
+/// next start finds the conversation with everything before intact and the partial answer marked interrupted.
+#[cfg(unix)]
+#[test]
+fn a_killed_app_comes_back_with_the_partial_answer_marked_interrupted() {
+    const TEST_NAME: &str =
+        "suite::conversations::a_killed_app_comes_back_with_the_partial_answer_marked_interrupted";
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    if let Some(data_dir) = std::env::var_os(KILLED_CHILD_VARIABLE) {
+        runtime.block_on(async {
+            let fixture = Fixture::new().with_stepping_clock();
+            let conversations = Conversations::open(fixture.options(Path::new(&data_dir))).unwrap();
+            let conversation = conversations.active().await.unwrap();
+            let mut log = log_of(&conversation);
+            conversation.session.prompt("hello").await.unwrap();
+            log.wait_for_idle().await;
+            let _streaming = tokio::spawn({
+                let session = conversation.session.clone();
+                async move { session.prompt("slow question").await }
+            });
+            log.wait_for(|envelope| {
+                envelope["event"]["assistantMessageEvent"]["type"] == "text_end"
+            })
+            .await;
+            println!("conversation-id: {}", conversation.id);
+            // SIGKILL while the answer streams: no destructor, no close, no final save.
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &std::process::id().to_string()])
+                .status();
+            std::process::abort();
+        });
+    }
+    let fixture = Fixture::new();
+    // The child's temporary home lives inside ours, so it goes away with ours although the child never cleans up.
+    let child_tmp = fixture.home.home().join("child-tmp");
+    std::fs::create_dir_all(&child_tmp).unwrap();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", TEST_NAME, "--nocapture", "--test-threads=1"])
+        .env(KILLED_CHILD_VARIABLE, fixture.data_dir())
+        .env("TMPDIR", &child_tmp)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !output.status.success(),
+        "the child was meant to be killed: {stdout}"
+    );
+    let id = stdout
+        .lines()
+        .find_map(|line| {
+            line.split_once("conversation-id: ")
+                .map(|(_, id)| id.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("the child did not get to the kill: {stdout}"));
+
+    runtime.block_on(async {
+        let conversations = fixture.open();
+        assert_eq!(conversations.storage().notices, Vec::<String>::new());
+        let reopened = conversations.active().await.unwrap();
+        assert_eq!(reopened.id.as_str(), id);
+        let messages = reopened.session.get_state().messages;
+        assert_eq!(
+            message_texts(&messages),
+            vec![
+                pair("user", "hello"),
+                pair("assistant", "answer to hello"),
+                pair("user", "slow question"),
+                pair("assistant", "answer to slow question"),
+            ]
+        );
+        assert_eq!(
+            messages
+                .iter()
+                .map(is_interrupted_message)
+                .collect::<Vec<_>>(),
+            vec![false, false, false, true]
+        );
+    });
+    assert_eq!(
+        std::fs::read_dir(&child_tmp).unwrap().count(),
+        1,
+        "the child's home was made in ours"
+    );
+}
