@@ -5,7 +5,16 @@
 fn main() {
     // App commands listed here need an explicit `allow-<command>` in a capability file, so the
     // window can call nothing that `capabilities/` does not name.
-    let app_manifest = tauri_build::AppManifest::new().commands(&["app_info"]);
+    let app_manifest = tauri_build::AppManifest::new().commands(&[
+        "app_info",
+        "get_state",
+        "new_conversation",
+        "prompt",
+        "continue_run",
+        "abort",
+        "steer",
+        "follow_up",
+    ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {
         panic!("tauri-build failed: {error:#}");

@@ -1,3 +1,5 @@
 //! IPC commands, one file per resource. Each is a thin wrapper; `lib.rs` registers them all.
 
 pub(crate) mod app;
+pub(crate) mod conversation;
+pub(crate) mod run;

@@ -1,16 +1,58 @@
-//! The IPC surface as the window sees it: the real config and capabilities on Tauri's mock runtime.
+//! The IPC surface as the window sees it: the real config and capabilities on Tauri's mock runtime, and the run
+//! commands against desktop-host's scripted model with a capturing `Channel`.
 
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use desktop_host::desktop_paths::DesktopPaths;
+use desktop_host::session::SessionOptions;
+use desktop_host::settings::{
+    NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings,
+};
+use desktop_host::wire::Envelope;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::ipc::{CallbackFn, Channel, InvokeBody, InvokeResponseBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
 use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::{App, Manager as _, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
-fn app() -> App<MockRuntime> {
-    crate::configure(mock_builder())
+use crate::command_error::{CommandError, ErrorKind};
+use crate::commands;
+use crate::host::Host;
+
+/// A scripted (offline, deterministic) model and a temporary home.
+struct TestApp {
+    app: App<MockRuntime>,
+    _home: tempfile::TempDir,
+}
+
+fn scripted_app() -> TestApp {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
+    let home_path = home.path().to_path_buf();
+    let factory: crate::SessionFactory = Box::new(move || {
+        let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
+            .into_iter()
+            .collect();
+        let settings = resolve_settings(&ResolveInputs {
+            file: &SettingsFile::default(),
+            env: &env,
+            key_env_override: None,
+            key_source: &NoKeySource,
+            probe: &TcpProbe::default(),
+            settings_path: None,
+        })
+        .unwrap();
+        let paths = DesktopPaths::from_folders(home_path.clone(), None, HashMap::new());
+        Ok(SessionOptions::new(settings, paths))
+    });
+    let app = crate::configure(mock_builder(), factory)
         .build(tauri::generate_context!())
-        .unwrap()
+        .unwrap();
+    TestApp { app, _home: home }
 }
 
 /// The main window as `tauri.conf.json` describes it (`build` alone does not open config windows).
@@ -41,10 +83,41 @@ fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str) -> Result<Value, Value
     get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
 }
 
+fn body_json(body: InvokeResponseBody) -> Value {
+    match body {
+        InvokeResponseBody::Json(json) => serde_json::from_str(&json).unwrap(),
+        InvokeResponseBody::Raw(bytes) => serde_json::from_slice(&bytes).unwrap(),
+    }
+}
+
+/// A Channel that keeps every envelope it is sent, as JSON.
+fn capturing_channel() -> (Channel<Envelope>, Arc<Mutex<Vec<Value>>>) {
+    let captured = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&captured);
+    let channel = Channel::new(move |body| {
+        sink.lock().unwrap().push(body_json(body));
+        Ok(())
+    });
+    (channel, captured)
+}
+
+fn prompt(
+    app: &App<MockRuntime>,
+    text: &str,
+    channel: Channel<Envelope>,
+) -> Result<(), CommandError> {
+    tauri::async_runtime::block_on(commands::run::prompt(
+        app.state::<Host>(),
+        text.to_owned(),
+        None,
+        channel,
+    ))
+}
+
 #[test]
 fn app_info_reports_the_product_name_and_version() {
-    let app = app();
-    let main_window = main_window(&app);
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
 
     assert_eq!(
         invoke(&main_window, "app_info"),
@@ -53,9 +126,22 @@ fn app_info_reports_the_product_name_and_version() {
 }
 
 #[test]
+fn get_state_of_a_fresh_app_is_idle_and_empty_on_the_configured_model() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    let state = invoke(&main_window, "get_state").unwrap();
+
+    assert_eq!(state["isStreaming"], json!(false));
+    assert_eq!(state["pendingToolCalls"], json!([]));
+    assert_eq!(state["messages"], json!([]));
+    assert_eq!(state["model"]["api"], json!("scripted"));
+}
+
+#[test]
 fn a_window_the_capabilities_do_not_name_cannot_call_app_info() {
-    let app = app();
-    let other_window = WebviewWindowBuilder::new(&app, "other", WebviewUrl::default())
+    let test_app = scripted_app();
+    let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())
         .build()
         .unwrap();
 
@@ -66,10 +152,108 @@ fn a_window_the_capabilities_do_not_name_cannot_call_app_info() {
 
 #[test]
 fn a_command_the_app_does_not_have_is_refused() {
-    let app = app();
-    let main_window = main_window(&app);
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
 
     let error = invoke(&main_window, "read_file").unwrap_err();
 
     assert!(error.to_string().contains("read_file"), "{error}");
+}
+
+#[test]
+fn prompt_streams_numbered_envelopes_and_resolves_after_the_idle_notice() {
+    let test_app = scripted_app();
+    let (channel, captured) = capturing_channel();
+
+    prompt(&test_app.app, "hello there", channel).unwrap();
+
+    let envelopes = captured.lock().unwrap().clone();
+    let seqs: Vec<u64> = envelopes
+        .iter()
+        .map(|envelope| envelope["seq"].as_u64().unwrap())
+        .collect();
+    let expected_seqs: Vec<u64> = (1..=envelopes.len() as u64).collect();
+    assert_eq!(seqs, expected_seqs, "seq starts at 1 and has no gaps");
+    assert!(envelopes.iter().all(|envelope| envelope["v"] == json!(1)));
+    assert_eq!(envelopes[0]["event"]["type"], json!("agent_start"));
+    assert_eq!(
+        envelopes.last().unwrap()["notice"],
+        json!({ "type": "idle" }),
+        "the last envelope before prompt resolved is idle"
+    );
+    let answer: String = envelopes
+        .iter()
+        .filter(|envelope| envelope["event"]["type"] == json!("message_update"))
+        .filter_map(|envelope| envelope["event"]["assistantMessageEvent"]["delta"].as_str())
+        .collect();
+    assert!(
+        answer.contains("hello there"),
+        "the scripted model echoes the prompt: {answer:?}"
+    );
+    let state =
+        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
+            .unwrap();
+    assert!(!state.session.is_streaming);
+    assert_eq!(
+        state.session.messages.len(),
+        2,
+        "the user prompt and the answer"
+    );
+}
+
+#[test]
+fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
+    let test_app = scripted_app();
+    let app_handle = test_app.app.handle().clone();
+    // The first run's channel holds its first envelope until released, so the run cannot settle.
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let release_rx = Mutex::new(release_rx);
+    let blocking_channel: Channel<Envelope> = Channel::new(move |_body| {
+        if started_tx.send(()).is_ok() {
+            let _ = release_rx.lock().unwrap().recv();
+        }
+        Ok(())
+    });
+    let first_run = tauri::async_runtime::spawn(async move {
+        commands::run::prompt(
+            app_handle.state::<Host>(),
+            "first".to_owned(),
+            None,
+            blocking_channel,
+        )
+        .await
+    });
+    started_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+
+    let (second_channel, second_captured) = capturing_channel();
+    let refusal = prompt(&test_app.app, "second", second_channel).unwrap_err();
+
+    assert_eq!(refusal.kind, ErrorKind::Busy);
+    assert_eq!(
+        refusal.message,
+        "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+    );
+    assert_eq!(
+        second_captured.lock().unwrap().len(),
+        0,
+        "the refused prompt got no events"
+    );
+    drop(release_tx);
+    tauri::async_runtime::block_on(first_run).unwrap().unwrap();
+}
+
+#[test]
+fn new_conversation_starts_empty_after_a_run() {
+    let test_app = scripted_app();
+    let (channel, _captured) = capturing_channel();
+    prompt(&test_app.app, "hello", channel).unwrap();
+
+    let state = tauri::async_runtime::block_on(commands::conversation::new_conversation(
+        test_app.app.state(),
+    ))
+    .unwrap();
+
+    assert!(state.session.messages.is_empty());
+    assert!(!state.session.is_streaming);
 }
