@@ -42,7 +42,7 @@ use crate::store::{
     DayZone, ExportFormat, INTERRUPTED_ERROR_MESSAGE, SearchHit, Store, StoreError, StoreNotice,
     SystemClock, Transcript, group_by_day,
 };
-use crate::wire::{Envelope, HostNotice, NoticeSource};
+use crate::wire::{Envelope, NoticeSource};
 
 /// Makes the options of a new session (settings resolved now), or says why none can be made. The options'
 /// `messages` and `recorder` are replaced per conversation. Called outside the service's lock; may block briefly.
@@ -538,14 +538,6 @@ pub fn is_interrupted_message(message: &AgentMessage) -> bool {
             assistant.error_message.as_deref() == Some(INTERRUPTED_ERROR_MESSAGE)
         }
         AgentMessage::User(_) | AgentMessage::ToolResult(_) | AgentMessage::Custom(_) => false,
-    }
-}
-
-/// The storage notice as a host notice (what the first session sends).
-pub fn storage_host_notice(text: &str) -> HostNotice {
-    HostNotice::Error {
-        source: NoticeSource::Persistence,
-        message: text.to_owned(),
     }
 }
 
