@@ -15,12 +15,14 @@ import type {
   UserMessage,
 } from "../ipc/wire";
 import { PROTOCOL_VERSION } from "../ipc/wire";
+import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
 
 /** The book's run states: `running` from agent_start to agent_end, `settling` until the host's idle notice. */
 export type RunStatus = "idle" | "running" | "settling";
 
-export type AssistantStatus = "streaming" | "done" | "stopped" | "error";
+/** `interrupted`: the app stopped (a crash) before this answer was complete; it came back from storage. */
+export type AssistantStatus = "streaming" | "done" | "stopped" | "error" | "interrupted";
 
 export interface UserItem {
   kind: "user";
@@ -93,11 +95,21 @@ export interface ChatState {
   appInfo: AppInfo | null;
   lastSeq: number;
   nextId: number;
+  /** The conversation shown (`AppState.conversationId` of the last load), null before one is loaded. */
+  conversationId: string | null;
+  /**
+   * Bumped whenever another conversation is shown (switch, new, delete). Runs are tagged with the generation they
+   * were sent in; envelopes and command results of an older generation belong to a conversation no longer
+   * shown (it goes on in the background) and are dropped.
+   */
+  generation: number;
+  /** Changes whenever the conversation list may have changed: titles, order, which one is streaming. */
+  listRevision: number;
 }
 
 export type ChatAction =
   /** One envelope from the run's Channel. */
-  | { type: "envelope"; envelope: Envelope }
+  | { type: "envelope"; envelope: Envelope; generation?: number }
   /** Send was pressed: the prompt command is being invoked with this text. */
   | { type: "prompt_submitted"; text: string; imageCount: number }
   /** Retry was pressed on this failed answer: continue_run is being invoked. */
@@ -105,15 +117,17 @@ export type ChatAction =
   /** Stop was pressed: abort is being invoked. */
   | { type: "stop_requested" }
   /** prompt / continue_run resolved (the host already sent idle, which is what re-enables Send). */
-  | { type: "run_command_settled" }
+  | { type: "run_command_settled"; generation?: number }
   /** A command rejected with `{kind, message}`. */
-  | { type: "command_failed"; command: string; error: CommandError }
+  | { type: "command_failed"; command: string; error: CommandError; generation?: number }
   /**
    * get_state (`startup`, or `refresh` while a run this window cannot follow is active) or new_conversation
    * (`new`) answered: the transcript is replaced by the host's. A startup answer that arrives after the user
    * already sent something is ignored, and so is a refresh once this window runs its own prompt.
+   * `switch` (the sidebar opened a conversation, or reloaded after deleting the shown one) and `new` start a new
+   * generation: the run state, the banner and the transcript are the loaded conversation's alone.
    */
-  | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "refresh" | "new" }
+  | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "refresh" | "new" | "switch" }
   | { type: "banner_dismissed" }
   | { type: "app_info_loaded"; appInfo: AppInfo };
 
@@ -135,11 +149,20 @@ export const initialChatState: ChatState = {
   appInfo: null,
   lastSeq: 0,
   nextId: 1,
+  conversationId: null,
+  generation: 0,
+  listRevision: 0,
 };
+
+/** An action tagged with a generation other than the current one belongs to a conversation no longer shown. */
+function isStale(state: ChatState, generation: number | undefined): boolean {
+  return generation !== undefined && generation !== state.generation;
+}
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case "envelope":
+      if (isStale(state, action.generation)) return state;
       return applyEnvelope(state, action.envelope);
     case "prompt_submitted": {
       const text = action.text.trim();
@@ -158,6 +181,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         submitting: true,
         stopRequested: false,
         banner: null,
+        listRevision: state.listRevision + 1,
       };
     }
     case "continue_submitted":
@@ -173,8 +197,10 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case "stop_requested":
       return { ...state, stopRequested: true };
     case "run_command_settled":
-      return { ...state, submitting: false };
+      if (isStale(state, action.generation)) return state;
+      return { ...state, submitting: false, listRevision: state.listRevision + 1 };
     case "command_failed":
+      if (isStale(state, action.generation)) return state;
       return {
         ...state,
         submitting: action.command === "prompt" || action.command === "continue_run" ? false : state.submitting,
@@ -191,9 +217,44 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         banner: { source: "command", kind: action.error.kind, message: action.error.message },
       };
     case "conversation_loaded":
-      if (action.origin === "startup" && (state.transcript.length > 0 || state.runStatus !== "idle")) return state;
+      if (
+        action.origin === "startup" &&
+        (state.transcript.length > 0 || state.runStatus !== "idle" || state.generation > 0)
+      ) {
+        return state;
+      }
       if (action.origin === "refresh" && (state.runStatus !== "idle" || state.submitting)) return state;
-      return loadConversation(state, action.appState);
+      if (
+        action.origin === "refresh" &&
+        action.appState.conversationId !== undefined &&
+        state.conversationId !== null &&
+        action.appState.conversationId !== state.conversationId
+      ) {
+        return state;
+      }
+      if (action.origin === "switch" || action.origin === "new") {
+        return loadConversation(
+          {
+            ...state,
+            runStatus: "idle",
+            submitting: false,
+            stopRequested: false,
+            banner: null,
+            lastSeq: 0,
+            generation: state.generation + 1,
+            listRevision: state.listRevision + 1,
+          },
+          action.appState,
+        );
+      }
+      return {
+        ...loadConversation(state, action.appState),
+        // A refresh that finds the followed run ended changes the list (the streaming mark, the order).
+        listRevision:
+          action.origin === "refresh" && state.backend.isStreaming === action.appState.isStreaming
+            ? state.listRevision
+            : state.listRevision + 1,
+      };
     case "banner_dismissed":
       return { ...state, banner: null };
     case "app_info_loaded":
@@ -374,7 +435,7 @@ function finalAssistant(id: string, message: AssistantMessage, retried: boolean)
     kind: "assistant",
     id,
     blocks: blocksFromMessage(message.content, true),
-    status: statusFromStopReason(message.stopReason),
+    status: isInterruptedMessage(message) ? "interrupted" : statusFromStopReason(message.stopReason),
     stopReason: message.stopReason,
     retried,
   };
@@ -490,5 +551,6 @@ function loadConversation(state: ChatState, appState: AppState): ChatState {
     streamingAssistantId: null,
     backend,
     nextId,
+    conversationId: appState.conversationId ?? state.conversationId,
   };
 }

@@ -58,7 +58,9 @@ export function retryableAssistantId(state: ChatState): string | null {
   if (!canSend(state)) return null;
   const last = state.transcript[state.transcript.length - 1];
   if (last === undefined || last.kind !== "assistant") return null;
-  if ((last.status === "error" || last.status === "stopped") && !last.retried) return last.id;
+  if ((last.status === "error" || last.status === "stopped" || last.status === "interrupted") && !last.retried) {
+    return last.id;
+  }
   return null;
 }
 
@@ -78,10 +80,11 @@ export function appTitle(state: ChatState): string {
 }
 
 /** What went wrong with a failed answer, so the UI can say what to do. */
-export type ErrorAdvice = "auth" | "network" | "rate_limit" | "context" | "aborted" | "provider";
+export type ErrorAdvice = "auth" | "network" | "rate_limit" | "context" | "aborted" | "interrupted" | "provider";
 
 export function errorAdvice(item: Pick<AssistantItem, "status" | "errorMessage">): ErrorAdvice {
   if (item.status === "stopped") return "aborted";
+  if (item.status === "interrupted") return "interrupted";
   const message = item.errorMessage ?? "";
   if (/\b(401|403)\b|unauthori[sz]ed|forbidden|api[ _-]?key|authenticat|permission/i.test(message)) return "auth";
   if (/\b429\b|rate.?limit|too many requests|quota|overloaded/i.test(message)) return "rate_limit";

@@ -16,6 +16,11 @@ interface ChatMock {
   finish: () => void;
   reject: (error: unknown) => void;
   hasRun: () => boolean;
+  /**
+   * The sidebar's data: the `list_conversations` answer and, per id, what `open_conversation` returns. Empty by
+   * default; a test fills it before it reloads the list (New, or a page load after setting it in an init script).
+   */
+  conversations: { list: unknown; states: Record<string, unknown> };
 }
 
 declare global {
@@ -84,6 +89,10 @@ window.__chatMock = {
   hasRun() {
     return settle !== null;
   },
+  conversations: {
+    list: { days: [], activeId: null, streamingIds: [], storage: { persistent: true, notices: [] } },
+    states: {},
+  },
 };
 
 mockIPC((cmd, payload) => {
@@ -107,6 +116,16 @@ mockIPC((cmd, payload) => {
       settings = { ...settings, apiKeySet: false };
       return settings;
     case "abort":
+      return null;
+    case "list_conversations":
+      return window.__chatMock.conversations.list;
+    case "search_conversations":
+      return [];
+    case "open_conversation": {
+      const state = window.__chatMock.conversations.states[String(args["conversationId"])];
+      return state ?? Promise.reject({ kind: "invalid", message: "This conversation no longer exists." });
+    }
+    case "restore_conversation":
       return null;
     case "prompt":
     case "continue_run": {

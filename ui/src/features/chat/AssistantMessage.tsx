@@ -67,11 +67,15 @@ export const AssistantMessage = memo(function AssistantMessage({
             <span />
           </div>
         ) : null}
-        {item.status === "error" || item.status === "stopped" ? (
+        {item.status === "error" || item.status === "stopped" || item.status === "interrupted" ? (
           <div className={`answer-error ${item.status}`} data-testid="assistant-error" role="note">
-            <div className="answer-error-title">
+            <div className="answer-error-title" data-testid={item.status === "interrupted" ? "interrupted-label" : undefined}>
               <AlertIcon />
-              {item.status === "error" ? strings.errorTitle : strings.stoppedTitle}
+              {item.status === "error"
+                ? strings.errorTitle
+                : item.status === "interrupted"
+                  ? strings.interruptedTitle
+                  : strings.stoppedTitle}
             </div>
             {item.status === "error" && item.errorMessage !== undefined ? (
               <div className="answer-error-detail">{item.errorMessage}</div>

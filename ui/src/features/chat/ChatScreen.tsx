@@ -1,4 +1,5 @@
-// The chat window: header, error banner, transcript, composer and status line, plus the settings panel.
+// The chat window: the conversation sidebar (collapsible; collapsed at first in a narrow window) beside the
+// header, error banner, transcript, composer and status line, plus the settings panel.
 import { useEffect, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -6,13 +7,17 @@ import type { Language } from "../../i18n/strings";
 import type { SettingsView } from "../../ipc/wire";
 import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
 import { SettingsPanel } from "../settings/SettingsPanel";
+import { Sidebar } from "../sidebar/Sidebar";
 import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
-import { PlusIcon, SettingsIcon } from "./icons";
+import { PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
 import { StatusLine } from "./StatusLine";
 import { Transcript } from "./Transcript";
 import { useChat } from "./useChat";
 import { useStickToBottom } from "./useStickToBottom";
+
+/** From this window width on the sidebar starts open; below it starts collapsed and opens over the chat. */
+const WIDE_WINDOW_PX = 800;
 
 interface ChatScreenProps {
   language: Language;
@@ -24,6 +29,7 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
   const strings = useStrings();
   const [state, intents] = useChat();
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [sidebarOpen, setSidebarOpen] = useState(() => window.innerWidth >= WIDE_WINDOW_PX);
   const scroller = useRef<HTMLElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const { scrollToBottom } = useStickToBottom(scroller, content);
@@ -47,59 +53,87 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
     state.banner ?? (state.protocolError === null ? null : { source: "protocol" as const, kind: "protocol", message: state.protocolError });
 
   return (
-    <div className="chat-screen">
-      <header className="chat-header">
-        <h1 className="chat-title" data-testid="app-title">
-          {appTitle(state)}
-        </h1>
-        <div className="header-actions">
-          <button
-            type="button"
-            className="ghost-button"
-            data-testid="new-conversation-button"
-            disabled={!canSend(state)}
-            onClick={intents.startNewConversation}
-          >
-            <PlusIcon />
-            <span>{strings.newConversation}</span>
-          </button>
+    <div className={sidebarOpen ? "app-layout sidebar-open" : "app-layout"}>
+      {sidebarOpen ? (
+        <div className="sidebar-slot">
+          <Sidebar
+            language={language}
+            activeConversationId={state.conversationId}
+            refreshToken={state.listRevision}
+            onConversationOpened={(appState) => {
+              intents.conversationOpened(appState);
+              if (window.innerWidth < WIDE_WINDOW_PX) setSidebarOpen(false);
+            }}
+            onNewConversation={intents.startNewConversation}
+            onActiveConversationDeleted={intents.reloadAfterDelete}
+          />
+        </div>
+      ) : null}
+      <div className="chat-screen">
+        <header className="chat-header">
           <button
             type="button"
             className="icon-button"
-            data-testid="settings-button"
-            aria-label={strings.settings}
-            title={strings.settings}
-            onClick={() => setSettingsOpen(true)}
+            data-testid="sidebar-toggle"
+            aria-label={strings.toggleConversations}
+            aria-expanded={sidebarOpen}
+            title={strings.toggleConversations}
+            onClick={() => setSidebarOpen((open) => !open)}
           >
-            <SettingsIcon />
+            <SidebarIcon />
           </button>
-        </div>
-      </header>
-      {banner !== null ? (
-        <ErrorBanner banner={banner} onDismiss={state.banner !== null ? intents.dismissBanner : null} />
-      ) : null}
-      <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
-      <footer className="composer-area">
-        <Composer
-          canSend={canSend(state)}
-          canStop={stopEnabled}
-          stopRequested={state.stopRequested}
-          onSend={(text) => {
-            const accepted = intents.send(text);
-            if (accepted) scrollToBottom();
-            return accepted;
-          }}
-          onStop={stop}
-        />
-        <StatusLine facts={statusLine(state)} modelName={settings?.model ?? ""} />
-      </footer>
-      {settingsOpen ? (
-        <SettingsPanel
-          initial={settings}
-          onSaved={onSettingsChanged}
-          onClose={() => setSettingsOpen(false)}
-        />
-      ) : null}
+          <h1 className="chat-title" data-testid="app-title">
+            {appTitle(state)}
+          </h1>
+          <div className="header-actions">
+            <button
+              type="button"
+              className="ghost-button"
+              data-testid="new-conversation-button"
+              disabled={!canSend(state)}
+              onClick={intents.startNewConversation}
+            >
+              <PlusIcon />
+              <span>{strings.newConversation}</span>
+            </button>
+            <button
+              type="button"
+              className="icon-button"
+              data-testid="settings-button"
+              aria-label={strings.settings}
+              title={strings.settings}
+              onClick={() => setSettingsOpen(true)}
+            >
+              <SettingsIcon />
+            </button>
+          </div>
+        </header>
+        {banner !== null ? (
+          <ErrorBanner banner={banner} onDismiss={state.banner !== null ? intents.dismissBanner : null} />
+        ) : null}
+        <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+        <footer className="composer-area">
+          <Composer
+            canSend={canSend(state)}
+            canStop={stopEnabled}
+            stopRequested={state.stopRequested}
+            onSend={(text) => {
+              const accepted = intents.send(text);
+              if (accepted) scrollToBottom();
+              return accepted;
+            }}
+            onStop={stop}
+          />
+          <StatusLine facts={statusLine(state)} modelName={settings?.model ?? ""} />
+        </footer>
+        {settingsOpen ? (
+          <SettingsPanel
+            initial={settings}
+            onSaved={onSettingsChanged}
+            onClose={() => setSettingsOpen(false)}
+          />
+        ) : null}
+      </div>
     </div>
   );
 }

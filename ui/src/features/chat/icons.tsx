@@ -47,6 +47,13 @@ export const PlusIcon = () => (
   </Icon>
 );
 
+export const SidebarIcon = () => (
+  <Icon>
+    <rect x="3" y="4" width="18" height="16" rx="2" />
+    <path d="M9 4v16" />
+  </Icon>
+);
+
 export const ChevronIcon = () => (
   <Icon>
     <path d="m9 6 6 6-6 6" />

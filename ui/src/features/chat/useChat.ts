@@ -1,6 +1,9 @@
 // Wires the chat reducer to the backend: intents (send, stop, retry, new conversation) call ../../ipc/backend
 // and turn its answers and the run's envelopes into reducer actions. Components only read the state.
-import { useCallback, useEffect, useReducer } from "react";
+//
+// Every run is tagged with the generation (state.generation) it was sent in: after a switch of conversation the
+// old run goes on in the background, and its envelopes and its promise's result are dropped by the reducer.
+import { useCallback, useEffect, useReducer, useRef } from "react";
 
 import {
   abortRun,
@@ -11,7 +14,7 @@ import {
   sendPrompt,
   toCommandError,
 } from "../../ipc/backend";
-import type { Envelope } from "../../ipc/wire";
+import type { AppState, Envelope } from "../../ipc/wire";
 import { chatReducer, initialChatState, type ChatState } from "../../state/chat";
 import { canSend, canStop, followsForeignRun } from "../../state/selectors";
 
@@ -23,13 +26,18 @@ export interface ChatIntents {
   stop: () => void;
   retry: (assistantId: string) => void;
   startNewConversation: () => void;
+  /** The sidebar opened a conversation: show exactly its state. */
+  conversationOpened: (appState: AppState) => void;
+  /** The shown conversation was deleted: show what get_state opens instead. */
+  reloadAfterDelete: () => void;
   dismissBanner: () => void;
 }
 
 export function useChat(): [ChatState, ChatIntents] {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
 
-  const onEnvelope = useCallback((envelope: Envelope) => dispatch({ type: "envelope", envelope }), []);
+  const generation = useRef(state.generation);
+  generation.current = state.generation;
 
   useEffect(() => {
     let current = true;
@@ -69,14 +77,16 @@ export function useChat(): [ChatState, ChatIntents] {
   const send = useCallback(
     (text: string): boolean => {
       if (!sendEnabled || text.trim() === "") return false;
+      const tag = generation.current;
       dispatch({ type: "prompt_submitted", text, imageCount: 0 });
-      sendPrompt(text.trim(), [], onEnvelope).then(
-        () => dispatch({ type: "run_command_settled" }),
-        (error: unknown) => dispatch({ type: "command_failed", command: "prompt", error: toCommandError(error) }),
+      sendPrompt(text.trim(), [], (envelope: Envelope) => dispatch({ type: "envelope", envelope, generation: tag })).then(
+        () => dispatch({ type: "run_command_settled", generation: tag }),
+        (error: unknown) =>
+          dispatch({ type: "command_failed", command: "prompt", error: toCommandError(error), generation: tag }),
       );
       return true;
     },
-    [sendEnabled, onEnvelope],
+    [sendEnabled],
   );
 
   const stop = useCallback(() => {
@@ -90,14 +100,20 @@ export function useChat(): [ChatState, ChatIntents] {
   const retry = useCallback(
     (assistantId: string) => {
       if (!sendEnabled) return;
+      const tag = generation.current;
       dispatch({ type: "continue_submitted", assistantId });
-      continueRun(onEnvelope).then(
-        () => dispatch({ type: "run_command_settled" }),
+      continueRun((envelope: Envelope) => dispatch({ type: "envelope", envelope, generation: tag })).then(
+        () => dispatch({ type: "run_command_settled", generation: tag }),
         (error: unknown) =>
-          dispatch({ type: "command_failed", command: "continue_run", error: toCommandError(error) }),
+          dispatch({
+            type: "command_failed",
+            command: "continue_run",
+            error: toCommandError(error),
+            generation: tag,
+          }),
       );
     },
-    [sendEnabled, onEnvelope],
+    [sendEnabled],
   );
 
   const startNewConversation = useCallback(() => {
@@ -108,7 +124,19 @@ export function useChat(): [ChatState, ChatIntents] {
     );
   }, []);
 
+  const conversationOpened = useCallback(
+    (appState: AppState) => dispatch({ type: "conversation_loaded", appState, origin: "switch" }),
+    [],
+  );
+
+  const reloadAfterDelete = useCallback(() => {
+    getState().then(
+      (appState) => dispatch({ type: "conversation_loaded", appState, origin: "switch" }),
+      (error: unknown) => dispatch({ type: "command_failed", command: "get_state", error: toCommandError(error) }),
+    );
+  }, []);
+
   const dismissBanner = useCallback(() => dispatch({ type: "banner_dismissed" }), []);
 
-  return [state, { send, stop, retry, startNewConversation, dismissBanner }];
+  return [state, { send, stop, retry, startNewConversation, conversationOpened, reloadAfterDelete, dismissBanner }];
 }
