@@ -36,6 +36,15 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
   const stopEnabled = canStop(state);
   const { stop } = intents;
 
+  // The sidebar follows the window across the width threshold (collapsed when it becomes narrow); in between,
+  // the toggle decides.
+  useEffect(() => {
+    const wide = window.matchMedia(`(min-width: ${WIDE_WINDOW_PX}px)`);
+    const onChange = (event: MediaQueryListEvent) => setSidebarOpen(event.matches);
+    wide.addEventListener("change", onChange);
+    return () => wide.removeEventListener("change", onChange);
+  }, []);
+
   // Esc stops the run (the settings panel takes Esc for itself while open).
   useEffect(() => {
     if (settingsOpen) return;
@@ -64,10 +73,24 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
               intents.conversationOpened(appState);
               if (window.innerWidth < WIDE_WINDOW_PX) setSidebarOpen(false);
             }}
-            onNewConversation={intents.startNewConversation}
+            onNewConversation={() => {
+              intents.startNewConversation();
+              if (window.innerWidth < WIDE_WINDOW_PX) setSidebarOpen(false);
+            }}
             onActiveConversationDeleted={intents.reloadAfterDelete}
           />
         </div>
+      ) : null}
+      {sidebarOpen ? (
+        // Only shown in a narrow window, where the sidebar lies over the chat: a click beside it closes it.
+        <button
+          type="button"
+          className="sidebar-backdrop"
+          data-testid="sidebar-backdrop"
+          aria-label={strings.toggleConversations}
+          tabIndex={-1}
+          onClick={() => setSidebarOpen(false)}
+        />
       ) : null}
       <div className="chat-screen">
         <header className="chat-header">
