@@ -9,6 +9,8 @@ use serde_json::{Number, Value};
 use crate::content::ToolCall;
 use crate::context::Tool;
 
+mod validator_cache;
+
 /// Validation failed; `Display` is pi's full message (`Validation failed for tool "…":` …).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -28,7 +30,7 @@ pub fn validate_tool_arguments(
     let mut coerced = arguments.clone();
     drop_optional_nulls(&mut coerced, &tool.parameters);
     let coerced = coerce(coerced, &tool.parameters);
-    let validator = match jsonschema::validator_for(&tool.parameters) {
+    let validator = match validator_cache::validator_for(&tool.parameters) {
         Ok(validator) => validator,
         Err(error) => {
             let lines = vec![format!("  - root: invalid parameter schema: {error}")];
