@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-import { assistantMessage, event, runEnd, runStart, update } from "../../src/state/__fixtures__/builders";
+import { assistantMessage, event, notice, runEnd, runStart, update } from "../../src/state/__fixtures__/builders";
 import { RunDriver, chatMockBackendScript } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
@@ -130,6 +130,11 @@ describe("chat with the conversation sidebar", () => {
     await run.send(
       update({ type: "text_delta", contentIndex: 0, delta: " and more from a" }),
       event({ type: "message_end", message: assistantMessage([{ type: "text", text: "Hi from a and more from a" }], "stop") }),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "text_start", contentIndex: 0 }),
+      update({ type: "text_delta", contentIndex: 0, delta: "Second answer from a" }),
+      event({ type: "message_end", message: assistantMessage([{ type: "text", text: "Second answer from a" }], "stop") }),
+      notice({ type: "error", source: "persistence", message: "Saving of a failed" }),
       ...runEnd("late error of a"),
     );
     await run.finish();
@@ -139,6 +144,7 @@ describe("chat with the conversation sidebar", () => {
       "Which PDFs are in my Downloads?",
     ]);
     await expect(page.getByTestId("message-assistant").count()).resolves.toBe(1);
+    await expect(page.getByTestId("error-banner").count()).resolves.toBe(0);
     await expect(page.locator("body").textContent()).resolves.not.toContain("from a");
     await expect(page.getByTestId("run-status").getAttribute("data-state")).resolves.toBe("idle");
     await expect(page.getByTestId("send-button").isEnabled()).resolves.toBe(true);
