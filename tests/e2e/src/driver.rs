@@ -46,7 +46,10 @@ impl TauriDriver {
             child: Some(child),
             port,
         };
-        driver.wait_until_listening().await?;
+        // tauri-driver accepts connections before its WebKitWebDriver does, and forwards a new-session request
+        // right away: wait for both, or the first session fails with "connection refused".
+        driver.wait_until_listening(port).await?;
+        driver.wait_until_listening(native_port).await?;
         Ok(driver)
     }
 
@@ -67,10 +70,10 @@ impl TauriDriver {
         wait_for_exit(&mut child, pid)
     }
 
-    /// Polls the port: tauri-driver prints nothing when it is ready, so a successful connection is
-    /// the only readiness signal there is.
-    async fn wait_until_listening(&mut self) -> Result<(), E2eError> {
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+    /// Polls `port` (tauri-driver's or WebKitWebDriver's): neither prints anything when it is ready, so a
+    /// successful connection is the only readiness signal there is.
+    async fn wait_until_listening(&mut self, port: u16) -> Result<(), E2eError> {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let listening = tokio::time::timeout(LISTEN_DEADLINE, async {
             loop {
                 if tokio::net::TcpStream::connect(address).await.is_ok() {
@@ -90,7 +93,7 @@ impl TauriDriver {
         match listening {
             Ok(true) => Ok(()),
             Ok(false) | Err(_) => Err(E2eError::DriverNotListening {
-                port: self.port,
+                port,
                 seconds: LISTEN_DEADLINE.as_secs(),
             }),
         }

@@ -17,8 +17,8 @@ pub enum E2eError {
         #[source]
         source: std::io::Error,
     },
-    /// `tauri-driver` exited or never listened on its port.
-    #[error("tauri-driver did not listen on port {port} within {seconds} s")]
+    /// `tauri-driver` exited, or it or its WebKitWebDriver never listened on its port.
+    #[error("tauri-driver or WebKitWebDriver did not listen on port {port} within {seconds} s")]
     DriverNotListening { port: u16, seconds: u64 },
     /// A local resource (free port, temporary folder, artifact file) failed.
     #[error("{what}: {source}")]
