@@ -27,12 +27,12 @@ pub enum E2eError {
         #[source]
         source: std::io::Error,
     },
-    /// The WebDriver session could not be created.
+    /// The WebDriver session could not be created (boxed: fantoccini's errors are large).
     #[error("cannot open a WebDriver session: {0}")]
-    NewSession(#[from] fantoccini::error::NewSessionError),
-    /// A WebDriver command failed.
+    NewSession(Box<fantoccini::error::NewSessionError>),
+    /// A WebDriver command failed (boxed: fantoccini's errors are large).
     #[error("webdriver command failed: {0}")]
-    WebDriver(#[from] fantoccini::error::CmdError),
+    WebDriver(Box<fantoccini::error::CmdError>),
     /// Stopping `tauri-driver` failed.
     #[error("cannot stop tauri-driver (pid {pid}): {source}")]
     DriverStop {
@@ -40,6 +40,18 @@ pub enum E2eError {
         #[source]
         source: nix::errno::Errno,
     },
+}
+
+impl From<fantoccini::error::NewSessionError> for E2eError {
+    fn from(error: fantoccini::error::NewSessionError) -> Self {
+        Self::NewSession(Box::new(error))
+    }
+}
+
+impl From<fantoccini::error::CmdError> for E2eError {
+    fn from(error: fantoccini::error::CmdError) -> Self {
+        Self::WebDriver(Box::new(error))
+    }
 }
 
 impl E2eError {
