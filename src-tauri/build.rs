@@ -14,6 +14,13 @@ fn main() {
         "abort",
         "steer",
         "follow_up",
+        "list_conversations",
+        "search_conversations",
+        "open_conversation",
+        "rename_conversation",
+        "delete_conversation",
+        "restore_conversation",
+        "export_conversation",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

@@ -2,4 +2,5 @@
 
 pub(crate) mod app;
 pub(crate) mod conversation;
+pub(crate) mod conversations;
 pub(crate) mod run;

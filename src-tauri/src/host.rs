@@ -1,16 +1,21 @@
-//! The app's managed service: the current conversation (a desktop-host session with its Channel bridge) and how
-//! to start a new one.
+//! What the app keeps beside each open conversation's session (its Channel bridge and run gate), and how the
+//! conversations service is opened.
 //!
-//! Sessions are made by a [`SessionFactory`]: the real app resolves the provider settings (settings file + `PI_*`
-//! variables) each time, so a new conversation picks up changed settings; tests pass scripted options. A session
-//! is started on first use, inside the async runtime (its forwarder is a tokio task).
+//! desktop-host's [`Conversations`] service holds the sessions (one per open conversation, each saving to the
+//! store); this module's [`Conversation`] is the attachment the service keeps beside each one. Sessions are made
+//! by a [`SessionFactory`]: the real app resolves the provider settings (settings file + `PI_*` variables) each
+//! time, so a new conversation picks up changed settings; tests pass scripted options.
 //!
-//! Locking: a std mutex around the current conversation, held only to clone the handle out or swap it, never
-//! across an await. Each conversation has a run gate (an async mutex held from attaching a run's Channel until
-//! its `idle` went out), so a second `prompt` cannot take over the stream of the run in progress.
+//! Each conversation has a run gate (an async mutex held from attaching a run's Channel until its `idle` went
+//! out), so a second `prompt` cannot take over the stream of the run in progress.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::path::PathBuf;
+use std::sync::Arc;
 
+use desktop_host::conversations::{
+    Conversations, ConversationsError, ConversationsOptions, SessionOptionsFactory,
+    SessionStartedHook,
+};
 use desktop_host::session::{DesktopSession, SessionError, SessionOptions, SessionState};
 use desktop_host::wire::Envelope;
 use pi_agent::AgentError;
@@ -19,9 +24,10 @@ use tauri::ipc::Channel;
 
 use crate::channel_bridge::ChannelBridge;
 use crate::command_error::CommandError;
+use crate::commands::conversations::AppConversations;
 
 /// Makes the options of a new session, or says why none can be made (for example no provider configured).
-pub type SessionFactory = Box<dyn Fn() -> Result<SessionOptions, CommandError> + Send + Sync>;
+pub type SessionFactory = Arc<dyn Fn() -> Result<SessionOptions, CommandError> + Send + Sync>;
 
 /// What `get_state` returns: the session's state plus the conversation's id.
 #[derive(Clone, Debug, Serialize)]
@@ -40,79 +46,41 @@ pub(crate) enum RunKind {
     Continue,
 }
 
-/// The managed state behind every command.
-pub struct Host {
-    factory: SessionFactory,
-    current: Mutex<Option<Arc<Conversation>>>,
-}
-
+/// The app's attachment to one session: the bridge carrying its envelopes to the run's Channel, and its run gate.
 pub(crate) struct Conversation {
-    session: DesktopSession,
     bridge: ChannelBridge,
     run_gate: tokio::sync::Mutex<()>,
 }
 
-impl Host {
-    pub fn new(factory: SessionFactory) -> Host {
-        Host {
-            factory,
-            current: Mutex::new(None),
-        }
-    }
-
-    /// The current conversation, started now if there is none yet.
-    pub(crate) fn conversation(&self) -> Result<Arc<Conversation>, CommandError> {
-        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(conversation) = current.as_ref() {
-            return Ok(Arc::clone(conversation));
-        }
-        let conversation = Arc::new(Conversation::start((self.factory)()?)?);
-        *current = Some(Arc::clone(&conversation));
-        Ok(conversation)
-    }
-
-    /// Replaces the current conversation with an empty one; refused while a run is active.
-    pub(crate) fn new_conversation(&self) -> Result<Arc<Conversation>, CommandError> {
-        let previous = self.conversation()?;
-        let _gate = previous
-            .run_gate
-            .try_lock()
-            .map_err(|_| busy(RunKind::Prompt))?;
-        if previous.session.get_state().is_streaming {
-            return Err(busy(RunKind::Prompt));
-        }
-        let conversation = Arc::new(Conversation::start((self.factory)()?)?);
-        *self.current.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some(Arc::clone(&conversation));
-        Ok(conversation)
-    }
+/// Opens the conversations service over `data_dir` (its database) with exports going to `export_dir`.
+/// Only fails when not even an in-memory store can be made.
+pub(crate) fn open_conversations(
+    data_dir: PathBuf,
+    export_dir: PathBuf,
+    factory: SessionFactory,
+) -> Result<AppConversations, ConversationsError> {
+    let session_options: SessionOptionsFactory = Arc::new(move || {
+        factory().map_err(|error| Box::new(error) as Box<dyn std::error::Error + Send + Sync>)
+    });
+    let hook: SessionStartedHook<Conversation> = Arc::new(|started| Conversation {
+        bridge: ChannelBridge::spawn(started.envelopes),
+        run_gate: tokio::sync::Mutex::new(()),
+    });
+    Conversations::open(ConversationsOptions::new(
+        data_dir,
+        export_dir,
+        session_options,
+        hook,
+    ))
 }
 
 impl Conversation {
-    fn start(options: SessionOptions) -> Result<Conversation, CommandError> {
-        let (session, envelopes) = DesktopSession::start(options)?;
-        Ok(Conversation {
-            session,
-            bridge: ChannelBridge::spawn(envelopes),
-            run_gate: tokio::sync::Mutex::new(()),
-        })
-    }
-
-    pub(crate) fn session(&self) -> &DesktopSession {
-        &self.session
-    }
-
-    pub(crate) fn state(&self) -> AppState {
-        AppState {
-            session: self.session.get_state(),
-            conversation_id: None,
-        }
-    }
-
-    /// Runs `prompt` or `continue_run` with its events on `channel`; returns once the run settled and the `idle`
-    /// notice went out on the channel. Refused with pi's message while another run is active.
+    /// Runs `prompt` or `continue_run` on `session` (the one this attachment belongs to) with its events on
+    /// `channel`; returns once the run settled and the `idle` notice went out on the channel. Refused with pi's
+    /// message while another run is active.
     pub(crate) async fn run(
         &self,
+        session: &DesktopSession,
         kind: RunKind,
         channel: Channel<Envelope>,
         text: Option<String>,
@@ -121,9 +89,9 @@ impl Conversation {
         let idle_before = self.bridge.idle_count();
         self.bridge.attach(channel);
         let result = match (kind, text) {
-            (RunKind::Prompt, Some(text)) => self.session.prompt(text).await,
-            (RunKind::Prompt, None) => self.session.prompt(String::new()).await,
-            (RunKind::Continue, _) => self.session.continue_run().await,
+            (RunKind::Prompt, Some(text)) => session.prompt(text).await,
+            (RunKind::Prompt, None) => session.prompt(String::new()).await,
+            (RunKind::Continue, _) => session.continue_run().await,
         };
         match result {
             // Refusals before the run started: nothing was sent, no `idle` will come.

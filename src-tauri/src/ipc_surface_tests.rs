@@ -21,19 +21,21 @@ use tauri::{App, Manager as _, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use crate::command_error::{CommandError, ErrorKind};
 use crate::commands;
-use crate::host::Host;
+use crate::commands::conversations::AppConversations;
 
-/// A scripted (offline, deterministic) model and a temporary home.
+/// A scripted (offline, deterministic) model, a temporary home and a temporary app data folder.
 struct TestApp {
     app: App<MockRuntime>,
     _home: tempfile::TempDir,
+    _data: tempfile::TempDir,
 }
 
 fn scripted_app() -> TestApp {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
     let home_path = home.path().to_path_buf();
-    let factory: crate::SessionFactory = Box::new(move || {
+    let data = tempfile::tempdir().unwrap();
+    let factory: crate::SessionFactory = Arc::new(move || {
         let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
             .into_iter()
             .collect();
@@ -49,10 +51,21 @@ fn scripted_app() -> TestApp {
         let paths = DesktopPaths::from_folders(home_path.clone(), None, HashMap::new());
         Ok(SessionOptions::new(settings, paths))
     });
-    let app = crate::configure(mock_builder(), factory)
+    let conversations = crate::host::open_conversations(
+        data.path().to_path_buf(),
+        home.path().join("Downloads"),
+        factory,
+    )
+    .unwrap();
+    let app = crate::configure(mock_builder())
+        .manage(conversations)
         .build(tauri::generate_context!())
         .unwrap();
-    TestApp { app, _home: home }
+    TestApp {
+        app,
+        _home: home,
+        _data: data,
+    }
 }
 
 /// The main window as `tauri.conf.json` describes it (`build` alone does not open config windows).
@@ -107,7 +120,7 @@ fn prompt(
     channel: Channel<Envelope>,
 ) -> Result<(), CommandError> {
     tauri::async_runtime::block_on(commands::run::prompt(
-        app.state::<Host>(),
+        app.state::<AppConversations>(),
         text.to_owned(),
         None,
         channel,
@@ -217,7 +230,7 @@ fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
     });
     let first_run = tauri::async_runtime::spawn(async move {
         commands::run::prompt(
-            app_handle.state::<Host>(),
+            app_handle.state::<AppConversations>(),
             "first".to_owned(),
             None,
             blocking_channel,
@@ -248,6 +261,9 @@ fn new_conversation_starts_empty_after_a_run() {
     let test_app = scripted_app();
     let (channel, _captured) = capturing_channel();
     prompt(&test_app.app, "hello", channel).unwrap();
+    let before =
+        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
+            .unwrap();
 
     let state = tauri::async_runtime::block_on(commands::conversation::new_conversation(
         test_app.app.state(),
@@ -256,4 +272,50 @@ fn new_conversation_starts_empty_after_a_run() {
 
     assert!(state.session.messages.is_empty());
     assert!(!state.session.is_streaming);
+    assert!(state.conversation_id.is_some());
+    assert_ne!(state.conversation_id, before.conversation_id);
+    let after =
+        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
+            .unwrap();
+    assert_eq!(
+        after.conversation_id, state.conversation_id,
+        "the new conversation is the active one"
+    );
+}
+
+#[test]
+fn list_conversations_after_a_prompt_lists_that_conversation_as_active() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    let (channel, _captured) = capturing_channel();
+    prompt(&test_app.app, "hello list", channel).unwrap();
+    let state = invoke(&main_window, "get_state").unwrap();
+    let conversation_id = state["conversationId"].clone();
+    assert!(conversation_id.is_string(), "{state}");
+
+    let list = invoke(&main_window, "list_conversations").unwrap();
+
+    assert_eq!(list["activeId"], conversation_id);
+    assert_eq!(list["streamingIds"], json!([]));
+    let listed: Vec<Value> = list["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|day| day["conversations"].as_array().unwrap().clone())
+        .map(|conversation| conversation["id"].clone())
+        .collect();
+    assert_eq!(listed, vec![conversation_id]);
+    assert_eq!(list["storage"]["persistent"], json!(true));
+}
+
+#[test]
+fn a_window_the_capabilities_do_not_name_cannot_list_conversations() {
+    let test_app = scripted_app();
+    let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())
+        .build()
+        .unwrap();
+
+    let error = invoke(&other_window, "list_conversations").unwrap_err();
+
+    assert!(error.to_string().contains("not allowed"), "{error}");
 }

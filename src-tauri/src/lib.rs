@@ -17,11 +17,12 @@ mod ipc_surface_tests;
 mod logging;
 mod session_factory;
 
+use desktop_host::desktop_paths::DesktopPaths;
 use tauri::Manager as _;
 
 pub use command_error::{CommandError, ErrorKind};
 pub use commands::app::AppInfo;
-pub use host::{AppState, Host, SessionFactory};
+pub use host::{AppState, SessionFactory};
 pub use logging::{LOG_FILE_PREFIX, LoggingError};
 
 /// Why the app could not start or stopped with an error.
@@ -32,44 +33,54 @@ pub enum RunError {
     Tauri(#[from] tauri::Error),
 }
 
-/// Adds the app's IPC surface to `builder`, for any runtime: the [`Host`] making sessions with `factory`, and
-/// every command (the list below is the whole surface; `capabilities/default.json` grants exactly these).
-///
-/// [`run`] adds the window's runtime concerns (logging to the app's log folder) on top.
-pub fn configure<R: tauri::Runtime>(
-    builder: tauri::Builder<R>,
-    factory: SessionFactory,
-) -> tauri::Builder<R> {
-    builder
-        .manage(Host::new(factory))
-        .invoke_handler(tauri::generate_handler![
-            commands::app::app_info,
-            commands::conversation::get_state,
-            commands::conversation::new_conversation,
-            commands::run::prompt,
-            commands::run::continue_run,
-            commands::run::abort,
-            commands::run::steer,
-            commands::run::follow_up,
-        ])
+/// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
+/// `capabilities/default.json` grants exactly these). The commands need the conversations service as managed
+/// state: [`run`] opens it in `setup` over the app's data folder; tests manage one over a temporary folder.
+pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.invoke_handler(tauri::generate_handler![
+        commands::app::app_info,
+        commands::conversation::get_state,
+        commands::conversation::new_conversation,
+        commands::run::prompt,
+        commands::run::continue_run,
+        commands::run::abort,
+        commands::run::steer,
+        commands::run::follow_up,
+        commands::conversations::list_conversations,
+        commands::conversations::search_conversations,
+        commands::conversations::open_conversation,
+        commands::conversations::rename_conversation,
+        commands::conversations::delete_conversation,
+        commands::conversations::restore_conversation,
+        commands::conversations::export_conversation,
+    ])
 }
 
-/// Starts logging, opens the main window and runs until the last window closes.
+/// Starts logging, opens the conversations (the database in the app's data folder, exports into Downloads), opens
+/// the main window and runs until the last window closes.
 pub fn run() -> Result<(), RunError> {
-    configure(
-        tauri::Builder::<tauri::Wry>::new(),
-        session_factory::from_environment(),
-    )
-    .setup(|app| {
-        let log_dir = app.path().app_log_dir()?;
-        logging::init(&log_dir)?;
-        tracing::info!(
-            version = %app.package_info().version,
-            log_dir = %log_dir.display(),
-            "pi desktop started"
-        );
-        Ok(())
-    })
-    .run(tauri::generate_context!())?;
+    configure(tauri::Builder::<tauri::Wry>::new())
+        .setup(|app| {
+            let log_dir = app.path().app_log_dir()?;
+            logging::init(&log_dir)?;
+            let data_dir = app.path().app_data_dir()?;
+            let export_dir = DesktopPaths::detect()
+                .map(|paths| paths.downloads().to_path_buf())
+                .unwrap_or_else(|| data_dir.clone());
+            let conversations = host::open_conversations(
+                data_dir.clone(),
+                export_dir,
+                session_factory::from_environment(),
+            )?;
+            app.manage(conversations);
+            tracing::info!(
+                version = %app.package_info().version,
+                log_dir = %log_dir.display(),
+                data_dir = %data_dir.display(),
+                "pi desktop started"
+            );
+            Ok(())
+        })
+        .run(tauri::generate_context!())?;
     Ok(())
 }

@@ -16,7 +16,7 @@ use crate::host::SessionFactory;
 
 /// Resolves the settings anew for every session, so a new conversation sees changed settings.
 pub(crate) fn from_environment() -> SessionFactory {
-    Box::new(session_options_from_environment)
+    std::sync::Arc::new(session_options_from_environment)
 }
 
 fn session_options_from_environment() -> Result<SessionOptions, CommandError> {

@@ -1,18 +1,36 @@
-//! Commands that read or replace the current conversation.
+//! Commands that read the active conversation or start a new one.
 
 use tauri::State;
 
 use crate::command_error::CommandError;
-use crate::host::{AppState, Host};
+use crate::commands::conversations::{AppConversations, to_command_error};
+use crate::host::AppState;
 
-/// The current state: streaming or not, pending tool calls, the transcript, the model.
+/// The active conversation's state: streaming or not, pending tool calls, the transcript, the model, its id.
+/// At start-up this opens the most recent stored conversation, or a new one.
 #[tauri::command]
-pub(crate) async fn get_state(host: State<'_, Host>) -> Result<AppState, CommandError> {
-    Ok(host.conversation()?.state())
+pub(crate) async fn get_state(
+    conversations: State<'_, AppConversations>,
+) -> Result<AppState, CommandError> {
+    let active = conversations.active().await.map_err(to_command_error)?;
+    Ok(AppState {
+        session: active.session.get_state(),
+        conversation_id: Some(active.id.to_string()),
+    })
 }
 
-/// Starts an empty conversation; refused with `busy` while a run is active.
+/// Makes an empty conversation active. A conversation that streams goes on in the background; an empty idle
+/// active conversation is reused.
 #[tauri::command]
-pub(crate) async fn new_conversation(host: State<'_, Host>) -> Result<AppState, CommandError> {
-    Ok(host.new_conversation()?.state())
+pub(crate) async fn new_conversation(
+    conversations: State<'_, AppConversations>,
+) -> Result<AppState, CommandError> {
+    let opened = conversations
+        .new_conversation()
+        .await
+        .map_err(to_command_error)?;
+    Ok(AppState {
+        session: opened.session.get_state(),
+        conversation_id: Some(opened.id.to_string()),
+    })
 }

@@ -7,7 +7,8 @@ use tauri::State;
 use tauri::ipc::Channel;
 
 use crate::command_error::{CommandError, ErrorKind};
-use crate::host::{Host, RunKind};
+use crate::commands::conversations::{AppConversations, to_command_error};
+use crate::host::RunKind;
 
 /// An image attached to a prompt (base64 data and its MIME type).
 #[derive(Debug, Deserialize)]
@@ -22,7 +23,7 @@ pub(crate) struct ImageInput {
 /// Runs one prompt; refused with `busy` (pi's message) while a run is active.
 #[tauri::command]
 pub(crate) async fn prompt(
-    host: State<'_, Host>,
+    conversations: State<'_, AppConversations>,
     text: String,
     images: Option<Vec<ImageInput>>,
     on_event: Channel<Envelope>,
@@ -33,39 +34,53 @@ pub(crate) async fn prompt(
             "Images are not supported yet; send the text alone.",
         ));
     }
-    let conversation = host.conversation()?;
-    conversation
-        .run(RunKind::Prompt, on_event, Some(text))
+    let active = conversations.active().await.map_err(to_command_error)?;
+    active
+        .attachment
+        .run(&active.session, RunKind::Prompt, on_event, Some(text))
         .await
 }
 
 /// Continues from the transcript (retry after an error or a stop); pi's `continue()` rules.
 #[tauri::command]
 pub(crate) async fn continue_run(
-    host: State<'_, Host>,
+    conversations: State<'_, AppConversations>,
     on_event: Channel<Envelope>,
 ) -> Result<(), CommandError> {
-    let conversation = host.conversation()?;
-    conversation.run(RunKind::Continue, on_event, None).await
+    let active = conversations.active().await.map_err(to_command_error)?;
+    active
+        .attachment
+        .run(&active.session, RunKind::Continue, on_event, None)
+        .await
 }
 
 /// Stops the active run; a no-op when idle. The run ends `aborted` and its `prompt` resolves normally.
 #[tauri::command]
-pub(crate) async fn abort(host: State<'_, Host>) -> Result<(), CommandError> {
-    host.conversation()?.session().abort();
+pub(crate) async fn abort(conversations: State<'_, AppConversations>) -> Result<(), CommandError> {
+    if let Some(active) = conversations.active_if_open() {
+        active.session.abort();
+    }
     Ok(())
 }
 
 /// Queues a message into the active run.
 #[tauri::command]
-pub(crate) async fn steer(host: State<'_, Host>, text: String) -> Result<(), CommandError> {
-    host.conversation()?.session().steer(text);
+pub(crate) async fn steer(
+    conversations: State<'_, AppConversations>,
+    text: String,
+) -> Result<(), CommandError> {
+    let active = conversations.active().await.map_err(to_command_error)?;
+    active.session.steer(text);
     Ok(())
 }
 
 /// Queues a message for when the active run would end.
 #[tauri::command]
-pub(crate) async fn follow_up(host: State<'_, Host>, text: String) -> Result<(), CommandError> {
-    host.conversation()?.session().follow_up(text);
+pub(crate) async fn follow_up(
+    conversations: State<'_, AppConversations>,
+    text: String,
+) -> Result<(), CommandError> {
+    let active = conversations.active().await.map_err(to_command_error)?;
+    active.session.follow_up(text);
     Ok(())
 }
