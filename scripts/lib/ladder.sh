@@ -47,6 +47,10 @@ layer_1_lint() {
 layer_2_cargo_test() {
   begin_layer "2 (cargo test)"
   check "cargo test --workspace" in_repo cargo test --workspace
+  # Without a keychain session the keychain binary only says it skipped; here it runs against a real,
+  # unlocked gnome-keyring on a private D-Bus session and fails on any keychain error.
+  check "keychain tests in a private D-Bus session (gnome-keyring)" \
+    in_repo crates/desktop-host/tests/keychain-session.sh cargo test -p desktop-host --test secrets_keychain
   end_layer
 }
 

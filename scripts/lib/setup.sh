@@ -7,10 +7,12 @@
 APP_PACKAGES=(
   build-essential pkg-config file
   libwebkit2gtk-4.1-dev libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
+  libdbus-1-dev
   fonts-dejavu-core fonts-noto-cjk
 )
-# What only the tests add: a virtual display, a browser for the UI tests, the WebKit WebDriver.
-TEST_PACKAGES=(xvfb xauth chromium webkit2gtk-driver)
+# What only the tests add: a virtual display, a browser for the UI tests, the WebKit WebDriver, and a private
+# D-Bus session with gnome-keyring for the real keychain tests.
+TEST_PACKAGES=(xvfb xauth chromium webkit2gtk-driver dbus gnome-keyring libsecret-tools)
 
 TAURI_DRIVER_VERSION="^2"
 MIN_NODE="20.19.0"
