@@ -21,6 +21,10 @@ fn main() {
         "delete_conversation",
         "restore_conversation",
         "export_conversation",
+        "get_settings",
+        "save_settings",
+        "set_api_key",
+        "delete_api_key",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

@@ -4,3 +4,4 @@ pub(crate) mod app;
 pub(crate) mod conversation;
 pub(crate) mod conversations;
 pub(crate) mod run;
+pub(crate) mod settings;

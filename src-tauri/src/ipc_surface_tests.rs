@@ -57,8 +57,23 @@ fn scripted_app() -> TestApp {
         factory,
     )
     .unwrap();
+    // No key store: these tests use the scripted model, which takes no key.
+    let settings = crate::settings_service::SettingsService::new(
+        Some(home.path().join(".config/pi-desktop")),
+        Box::new(|dir: &std::path::Path| {
+            desktop_host::secrets::KeyStoreSetup::NeedsFallbackConsent(
+                desktop_host::secrets::FallbackOffer {
+                    keychain_unavailable: desktop_host::secrets::KeychainUnavailable {
+                        reason: "not in tests".to_owned(),
+                    },
+                    file: dir.join("api-keys.json"),
+                },
+            )
+        }),
+    );
     let app = crate::configure(mock_builder())
         .manage(conversations)
+        .manage(settings)
         .build(tauri::generate_context!())
         .unwrap();
     TestApp {
@@ -318,4 +333,16 @@ fn a_window_the_capabilities_do_not_name_cannot_list_conversations() {
     let error = invoke(&other_window, "list_conversations").unwrap_err();
 
     assert!(error.to_string().contains("not allowed"), "{error}");
+}
+
+#[test]
+fn the_main_window_may_read_the_settings_and_gets_no_key() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    let view = invoke(&main_window, "get_settings").unwrap();
+
+    assert_eq!(view["apiKeySet"], json!(false));
+    assert_eq!(view["presets"].as_array().unwrap().len(), 7);
+    assert_eq!(view["language"], json!("auto"));
 }

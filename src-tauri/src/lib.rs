@@ -16,6 +16,9 @@ mod host;
 mod ipc_surface_tests;
 mod logging;
 mod session_factory;
+mod settings_service;
+#[cfg(test)]
+mod settings_service_tests;
 
 use desktop_host::desktop_paths::DesktopPaths;
 use tauri::Manager as _;
@@ -35,7 +38,7 @@ pub enum RunError {
 
 /// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
 /// `capabilities/default.json` grants exactly these). The commands need the conversations service as managed
-/// state: [`run`] opens it in `setup` over the app's data folder; tests manage one over a temporary folder.
+/// state (and the settings service): [`run`] opens it in `setup` over the app's data folder; tests manage one over a temporary folder.
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
@@ -53,6 +56,10 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::conversations::delete_conversation,
         commands::conversations::restore_conversation,
         commands::conversations::export_conversation,
+        commands::settings::get_settings,
+        commands::settings::save_settings,
+        commands::settings::set_api_key,
+        commands::settings::delete_api_key,
     ])
 }
 
@@ -67,12 +74,14 @@ pub fn run() -> Result<(), RunError> {
             let export_dir = DesktopPaths::detect()
                 .map(|paths| paths.downloads().to_path_buf())
                 .unwrap_or_else(|| data_dir.clone());
+            let settings = settings_service::SettingsService::from_platform();
             let conversations = host::open_conversations(
                 data_dir.clone(),
                 export_dir,
-                session_factory::from_environment(),
+                session_factory::from_environment(settings.clone()),
             )?;
             app.manage(conversations);
+            app.manage(settings);
             tracing::info!(
                 version = %app.package_info().version,
                 log_dir = %log_dir.display(),

@@ -1,0 +1,103 @@
+//! The settings screen's commands: read and save the provider settings, store or delete the API key. Results
+//! never hold a key. Saving applies the settings to the open conversations; the next run uses them.
+
+use desktop_host::settings::{ResolveInputs, TcpProbe, resolve_settings};
+use tauri::State;
+
+use crate::command_error::{CommandError, ErrorKind};
+use crate::commands::conversations::{AppConversations, to_command_error};
+use crate::settings_service::{SettingsInput, SettingsService, SettingsView};
+
+/// The stored settings, the presets and whether a key is stored.
+#[tauri::command]
+pub(crate) async fn get_settings(
+    service: State<'_, SettingsService>,
+) -> Result<SettingsView, CommandError> {
+    let service = service.inner().clone();
+    off_the_workers(move || service.view()).await
+}
+
+/// Saves the settings; open conversations take them for their next run when they resolve.
+#[tauri::command]
+pub(crate) async fn save_settings(
+    service: State<'_, SettingsService>,
+    conversations: State<'_, AppConversations>,
+    settings: SettingsInput,
+) -> Result<SettingsView, CommandError> {
+    let service = service.inner().clone();
+    let conversations = conversations.inner().clone();
+    off_the_workers(move || {
+        let view = service.save(&settings)?;
+        apply_to_open_conversations(&service, &conversations)?;
+        Ok(view)
+    })
+    .await
+}
+
+/// Stores the key for the chosen provider in the keychain; write-only.
+#[tauri::command]
+pub(crate) async fn set_api_key(
+    service: State<'_, SettingsService>,
+    conversations: State<'_, AppConversations>,
+    key: String,
+) -> Result<SettingsView, CommandError> {
+    let service = service.inner().clone();
+    let conversations = conversations.inner().clone();
+    off_the_workers(move || {
+        let view = service.set_api_key(&key)?;
+        apply_to_open_conversations(&service, &conversations)?;
+        Ok(view)
+    })
+    .await
+}
+
+/// Deletes the chosen provider's stored key.
+#[tauri::command]
+pub(crate) async fn delete_api_key(
+    service: State<'_, SettingsService>,
+) -> Result<SettingsView, CommandError> {
+    let service = service.inner().clone();
+    off_the_workers(move || service.delete_api_key()).await
+}
+
+/// Resolves the saved settings and hands them to the open sessions. Settings that do not resolve yet (for
+/// example a key still to be set) are not an error of the save: the next session start reports them.
+fn apply_to_open_conversations(
+    settings: &SettingsService,
+    conversations: &AppConversations,
+) -> Result<(), CommandError> {
+    let file = settings.load()?;
+    let env = std::env::vars().collect();
+    let settings_path = settings.settings_path();
+    let resolved = resolve_settings(&ResolveInputs {
+        file: &file,
+        env: &env,
+        key_env_override: None,
+        key_source: settings,
+        probe: &TcpProbe::default(),
+        settings_path: settings_path.as_deref(),
+    });
+    match resolved {
+        Ok(resolved) => conversations
+            .apply_settings(&resolved)
+            .map_err(to_command_error),
+        Err(error) => {
+            tracing::info!(%error, "saved settings do not resolve yet; not applied to open sessions");
+            Ok(())
+        }
+    }
+}
+
+/// Runs file and keychain work on the blocking pool.
+async fn off_the_workers<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
+) -> Result<T, CommandError> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|error| {
+            CommandError::new(
+                ErrorKind::Internal,
+                format!("The settings work stopped unexpectedly ({error}). Try again."),
+            )
+        })?
+}

@@ -1,0 +1,362 @@
+//! The settings screen's backend: the settings file (desktop-host `settings`) and the API keys (desktop-host
+//! `secrets`), as `SettingsView`s (ipc-contract.md) that never hold a key.
+//!
+//! Keys are stored only for the presets that need one, under pi's provider id of the preset. The key store is
+//! opened on first use (probing the OS keychain can take a moment) and kept once it is ready. When no keychain
+//! answers and the user has not accepted the key file, key commands fail with a `keychain` error that says so:
+//! a key is never written to a file without that consent.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use desktop_host::language::Language;
+use desktop_host::secrets::{ApiKeys, KeyStoreSetup, SecretsError, open_key_store};
+use desktop_host::settings::{
+    ApiKey, ApiKeySource, ProviderPreset, SETTINGS_FILE_NAME, SettingsFile, load_settings,
+    save_settings,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::command_error::{CommandError, ErrorKind};
+
+/// Opens the key store in a config folder (the real app probes the OS keychain; tests pass their own).
+pub(crate) type KeyStoreOpener = Box<dyn Fn(&Path) -> KeyStoreSetup + Send + Sync>;
+
+/// The settings file and the key store of one config folder. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct SettingsService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config_dir: Option<PathBuf>,
+    open_keys: KeyStoreOpener,
+    keys: Mutex<Option<Arc<ApiKeys>>>,
+}
+
+/// The editable settings (`save_settings`' argument); empty strings mean "the preset's or the default value".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SettingsInput {
+    pub preset: String,
+    pub api: String,
+    pub base_url: String,
+    pub model: String,
+    pub thinking_level: String,
+    pub system_prompt: String,
+    pub language: String,
+}
+
+/// One preset as the settings screen offers it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PresetView {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub api: &'static str,
+    pub base_url: &'static str,
+    pub model: &'static str,
+    pub needs_key: bool,
+}
+
+/// What `get_settings` and the other settings commands return: never the key, only whether one is stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SettingsView {
+    #[serde(flatten)]
+    pub settings: SettingsInput,
+    pub api_key_set: bool,
+    pub presets: Vec<PresetView>,
+}
+
+impl SettingsService {
+    /// The service over the platform's config folder (`~/.config/pi-desktop`) and the OS keychain.
+    pub(crate) fn from_platform() -> SettingsService {
+        SettingsService::new(
+            desktop_host::settings::default_config_dir(),
+            Box::new(open_key_store),
+        )
+    }
+
+    pub(crate) fn new(config_dir: Option<PathBuf>, open_keys: KeyStoreOpener) -> SettingsService {
+        SettingsService {
+            inner: Arc::new(Inner {
+                config_dir,
+                open_keys,
+                keys: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Where the settings file is, if the platform names a config folder.
+    pub(crate) fn settings_path(&self) -> Option<PathBuf> {
+        self.inner
+            .config_dir
+            .as_ref()
+            .map(|dir| dir.join(SETTINGS_FILE_NAME))
+    }
+
+    /// The stored settings (empty when there is no file or no config folder).
+    pub(crate) fn load(&self) -> Result<SettingsFile, CommandError> {
+        match self.settings_path() {
+            Some(path) => load_settings(&path).map_err(|error| {
+                CommandError::new(
+                    ErrorKind::Settings,
+                    format!("{error}. Fix or delete the file, then try again."),
+                )
+            }),
+            None => Ok(SettingsFile::default()),
+        }
+    }
+
+    /// The settings screen's view of the stored settings.
+    pub(crate) fn view(&self) -> Result<SettingsView, CommandError> {
+        let file = self.load()?;
+        let api_key_set = match key_provider(&file) {
+            Some(provider) => match self.key_store()? {
+                Some(keys) => keys.has_key(provider).map_err(keychain_error)?,
+                None => false,
+            },
+            None => false,
+        };
+        Ok(SettingsView {
+            settings: input_from_file(&file),
+            api_key_set,
+            presets: ProviderPreset::ALL.into_iter().map(preset_view).collect(),
+        })
+    }
+
+    /// Writes `input` over the stored settings (keys this app does not know stay) and returns the new view.
+    pub(crate) fn save(&self, input: &SettingsInput) -> Result<SettingsView, CommandError> {
+        let path = self.settings_path().ok_or_else(|| {
+            CommandError::new(
+                ErrorKind::Storage,
+                "This system names no config folder for the settings; set HOME and restart the app.",
+            )
+        })?;
+        let mut file = self.load()?;
+        apply_input(&mut file, input)?;
+        save_settings(&path, &file).map_err(|error| {
+            CommandError::new(
+                ErrorKind::Storage,
+                format!("{error}. Check that the folder is writable and the disk has space."),
+            )
+        })?;
+        self.view()
+    }
+
+    /// Stores `key` for the chosen preset's provider (write-only) and returns the new view.
+    pub(crate) fn set_api_key(&self, key: &str) -> Result<SettingsView, CommandError> {
+        let file = self.load()?;
+        let provider = key_provider(&file).ok_or_else(no_key_provider)?;
+        let keys = self
+            .key_store()?
+            .ok_or_else(|| self.needs_consent_error())?;
+        keys.set_key(provider, &ApiKey::new(key.trim()))
+            .map_err(keychain_error)?;
+        self.view()
+    }
+
+    /// Deletes the chosen preset's stored key (a no-op when none is stored) and returns the new view.
+    pub(crate) fn delete_api_key(&self) -> Result<SettingsView, CommandError> {
+        let file = self.load()?;
+        if let Some(provider) = key_provider(&file)
+            && let Some(keys) = self.key_store()?
+        {
+            keys.delete_key(provider).map_err(keychain_error)?;
+        }
+        self.view()
+    }
+
+    /// The key store when keys can be kept; `None` while the fallback file still needs the user's consent.
+    fn key_store(&self) -> Result<Option<Arc<ApiKeys>>, CommandError> {
+        let mut keys = self
+            .inner
+            .keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(ready) = keys.as_ref() {
+            return Ok(Some(Arc::clone(ready)));
+        }
+        let Some(config_dir) = self.inner.config_dir.as_deref() else {
+            return Ok(None);
+        };
+        match (self.inner.open_keys)(config_dir) {
+            KeyStoreSetup::Ready(ready) => {
+                let ready = Arc::new(ready);
+                *keys = Some(Arc::clone(&ready));
+                Ok(Some(ready))
+            }
+            KeyStoreSetup::NeedsFallbackConsent(offer) => {
+                tracing::warn!(reason = %offer.keychain_unavailable, "no keychain for API keys");
+                Ok(None)
+            }
+        }
+    }
+
+    fn needs_consent_error(&self) -> CommandError {
+        let reason = match self.inner.config_dir.as_deref() {
+            Some(config_dir) => match (self.inner.open_keys)(config_dir) {
+                KeyStoreSetup::NeedsFallbackConsent(offer) => {
+                    offer.keychain_unavailable.to_string()
+                }
+                KeyStoreSetup::Ready(_) => "the key store was not ready".to_owned(),
+            },
+            None => "this system names no config folder".to_owned(),
+        };
+        CommandError::new(
+            ErrorKind::Keychain,
+            format!(
+                "Cannot store the key: {reason}. Start your desktop's keyring (Secret Service), or set the key's \
+                 environment variable (for example OPENAI_API_KEY) before starting the app. Keys are never saved \
+                 to a file without your consent."
+            ),
+        )
+    }
+}
+
+/// Session settings read stored keys through this; it never opens a file without consent.
+impl ApiKeySource for SettingsService {
+    fn api_key(&self, provider: &str) -> Result<Option<ApiKey>, String> {
+        if !provider_takes_key(provider) {
+            return Ok(None);
+        }
+        match self.key_store() {
+            Ok(Some(keys)) => keys.api_key(provider),
+            Ok(None) => Ok(None),
+            Err(error) => Err(error.message),
+        }
+    }
+}
+
+fn provider_takes_key(provider: &str) -> bool {
+    ProviderPreset::ALL.into_iter().any(|preset| {
+        let defaults = preset.defaults();
+        defaults.provider == provider && defaults.key_env.is_some()
+    })
+}
+
+/// pi's provider id the stored key belongs to: the chosen preset's, when it takes a key.
+fn key_provider(file: &SettingsFile) -> Option<&'static str> {
+    file.provider
+        .map(ProviderPreset::defaults)
+        .filter(|defaults| defaults.key_env.is_some())
+        .map(|defaults| defaults.provider)
+}
+
+fn no_key_provider() -> CommandError {
+    CommandError::new(
+        ErrorKind::Invalid,
+        "Choose and save a provider that needs a key (OpenAI, Anthropic, DeepSeek, OpenRouter, Qwen) first; \
+         for a custom endpoint set PI_API_KEY before starting the app.",
+    )
+}
+
+fn keychain_error(error: SecretsError) -> CommandError {
+    let kind = match error {
+        SecretsError::InvalidProvider(_) | SecretsError::EmptyKey => ErrorKind::Invalid,
+        _ => ErrorKind::Keychain,
+    };
+    CommandError::new(
+        kind,
+        format!("{error}. Check your desktop's keyring and try again."),
+    )
+}
+
+fn preset_label(preset: ProviderPreset) -> &'static str {
+    match preset {
+        ProviderPreset::Openai => "OpenAI",
+        ProviderPreset::Anthropic => "Anthropic",
+        ProviderPreset::Deepseek => "DeepSeek",
+        ProviderPreset::Openrouter => "OpenRouter",
+        ProviderPreset::Qwen => "Qwen (DashScope)",
+        ProviderPreset::Ollama => "Ollama (local)",
+        ProviderPreset::LlamaCpp => "llama.cpp (local)",
+    }
+}
+
+fn preset_view(preset: ProviderPreset) -> PresetView {
+    let defaults = preset.defaults();
+    PresetView {
+        id: preset.as_str(),
+        label: preset_label(preset),
+        api: defaults.api,
+        base_url: defaults.base_url,
+        model: defaults.model,
+        needs_key: defaults.key_env.is_some(),
+    }
+}
+
+fn input_from_file(file: &SettingsFile) -> SettingsInput {
+    let defaults = file.provider.map(ProviderPreset::defaults);
+    SettingsInput {
+        preset: file
+            .provider
+            .map(ProviderPreset::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        api: file
+            .api
+            .clone()
+            .or_else(|| defaults.map(|d| d.api.to_owned()))
+            .unwrap_or_default(),
+        base_url: file
+            .base_url
+            .clone()
+            .or_else(|| defaults.map(|d| d.base_url.to_owned()))
+            .unwrap_or_default(),
+        model: file
+            .model
+            .clone()
+            .or_else(|| defaults.map(|d| d.model.to_owned()))
+            .unwrap_or_default(),
+        thinking_level: file.thinking_level.unwrap_or_default().as_str().to_owned(),
+        system_prompt: file.system_prompt.clone().unwrap_or_default(),
+        language: match file.language {
+            None => "auto",
+            Some(Language::En) => "en",
+            Some(Language::Zh) => "zh",
+        }
+        .to_owned(),
+    }
+}
+
+/// The input over `file`; blank fields fall back to the preset's or the default value.
+fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), CommandError> {
+    let invalid = |what: String| CommandError::new(ErrorKind::Invalid, what);
+    let non_blank = |value: &str| Some(value.trim().to_owned()).filter(|value| !value.is_empty());
+    file.provider = match non_blank(&input.preset) {
+        None => None,
+        Some(name) => Some(ProviderPreset::parse(&name).ok_or_else(|| {
+            invalid(format!(
+                "Unknown provider preset {name:?}: pick one from the list."
+            ))
+        })?),
+    };
+    file.api = non_blank(&input.api);
+    file.base_url = non_blank(&input.base_url);
+    file.model = non_blank(&input.model);
+    file.thinking_level = match non_blank(&input.thinking_level) {
+        None => None,
+        // The level's type comes from the settings file's field; its serde names are the wire names.
+        Some(level) => Some(
+            serde_json::from_value(serde_json::Value::String(level.clone())).map_err(|_| {
+                    invalid(format!(
+                        "Unknown thinking level {level:?}: use off, minimal, low, medium, high or xhigh."
+                    ))
+                })?,
+        ),
+    };
+    file.system_prompt = non_blank(&input.system_prompt);
+    file.language = match input.language.trim() {
+        "" | "auto" => None,
+        "en" => Some(Language::En),
+        "zh" => Some(Language::Zh),
+        other => {
+            return Err(invalid(format!(
+                "Unknown language {other:?}: use auto, en or zh."
+            )));
+        }
+    };
+    Ok(())
+}

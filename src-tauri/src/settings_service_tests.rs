@@ -1,0 +1,207 @@
+//! The settings service over a temporary config folder and an in-memory key store (or none at all).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use desktop_host::secrets::{
+    ApiKeys, FallbackOffer, KeyStorage, KeyStoreSetup, KeychainUnavailable, SecretBackend,
+    SecretsError,
+};
+use desktop_host::settings::ApiKey;
+use pretty_assertions::assert_eq;
+
+use crate::command_error::ErrorKind;
+use crate::settings_service::{SettingsInput, SettingsService};
+
+/// Keys in a shared map, so a test can look at what was stored.
+#[derive(Debug, Clone, Default)]
+struct MemoryBackend {
+    keys: Arc<Mutex<HashMap<String, String>>>,
+}
+
+impl SecretBackend for MemoryBackend {
+    fn storage(&self) -> KeyStorage {
+        KeyStorage::Keychain {
+            service: "test".to_owned(),
+        }
+    }
+    fn read(&self, provider: &str) -> Result<Option<ApiKey>, SecretsError> {
+        Ok(self.keys.lock().unwrap().get(provider).map(ApiKey::new))
+    }
+    fn write(&self, provider: &str, key: &ApiKey) -> Result<(), SecretsError> {
+        self.keys
+            .lock()
+            .unwrap()
+            .insert(provider.to_owned(), key.expose().to_owned());
+        Ok(())
+    }
+    fn remove(&self, provider: &str) -> Result<bool, SecretsError> {
+        Ok(self.keys.lock().unwrap().remove(provider).is_some())
+    }
+}
+
+fn with_keychain(config_dir: &Path) -> (SettingsService, MemoryBackend) {
+    let backend = MemoryBackend::default();
+    let shared = backend.clone();
+    let service = SettingsService::new(
+        Some(config_dir.to_path_buf()),
+        Box::new(move |_dir: &Path| KeyStoreSetup::Ready(ApiKeys::new(Box::new(shared.clone())))),
+    );
+    (service, backend)
+}
+
+fn without_keychain(config_dir: &Path) -> SettingsService {
+    SettingsService::new(
+        Some(config_dir.to_path_buf()),
+        Box::new(|dir: &Path| {
+            KeyStoreSetup::NeedsFallbackConsent(FallbackOffer {
+                keychain_unavailable: KeychainUnavailable {
+                    reason: "no Secret Service on the session bus".to_owned(),
+                },
+                file: dir.join("api-keys.json"),
+            })
+        }),
+    )
+}
+
+fn openai_input() -> SettingsInput {
+    SettingsInput {
+        preset: "openai".to_owned(),
+        api: String::new(),
+        base_url: String::new(),
+        model: "gpt-4.1".to_owned(),
+        thinking_level: "low".to_owned(),
+        system_prompt: String::new(),
+        language: "zh".to_owned(),
+    }
+}
+
+#[test]
+fn a_fresh_config_folder_shows_no_preset_no_key_and_every_preset() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+
+    let view = service.view().unwrap();
+
+    assert_eq!(view.settings.preset, "");
+    assert_eq!(view.settings.thinking_level, "off");
+    assert_eq!(view.settings.language, "auto");
+    assert!(!view.api_key_set);
+    let ids: Vec<&str> = view.presets.iter().map(|preset| preset.id).collect();
+    assert_eq!(
+        ids,
+        vec![
+            "openai",
+            "anthropic",
+            "deepseek",
+            "openrouter",
+            "qwen",
+            "ollama",
+            "llamacpp"
+        ]
+    );
+    assert!(!view.presets.iter().any(|p| p.id == "ollama" && p.needs_key));
+}
+
+#[test]
+fn saved_settings_come_back_with_the_preset_defaults_and_keep_unknown_keys() {
+    let config = tempfile::tempdir().unwrap();
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"windowWidth": 900}"#,
+    )
+    .unwrap();
+    let (service, _backend) = with_keychain(config.path());
+
+    let view = service.save(&openai_input()).unwrap();
+
+    assert_eq!(view.settings.preset, "openai");
+    assert_eq!(view.settings.api, "openai-responses");
+    assert_eq!(view.settings.base_url, "https://api.openai.com/v1");
+    assert_eq!(view.settings.model, "gpt-4.1");
+    assert_eq!(view.settings.thinking_level, "low");
+    assert_eq!(view.settings.language, "zh");
+    let stored = std::fs::read_to_string(config.path().join("settings.json")).unwrap();
+    assert!(stored.contains("windowWidth"), "{stored}");
+}
+
+#[test]
+fn an_unknown_preset_or_level_is_refused_as_invalid() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+
+    let bad_preset = SettingsInput {
+        preset: "acme".to_owned(),
+        ..openai_input()
+    };
+    let bad_level = SettingsInput {
+        thinking_level: "extreme".to_owned(),
+        ..openai_input()
+    };
+
+    assert_eq!(
+        service.save(&bad_preset).unwrap_err().kind,
+        ErrorKind::Invalid
+    );
+    assert_eq!(
+        service.save(&bad_level).unwrap_err().kind,
+        ErrorKind::Invalid
+    );
+    assert!(!config.path().join("settings.json").exists());
+}
+
+#[test]
+fn a_key_is_stored_for_the_presets_provider_and_never_shown() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, backend) = with_keychain(config.path());
+    service.save(&openai_input()).unwrap();
+
+    let view = service.set_api_key("  sk-test-secret  ").unwrap();
+
+    assert!(view.api_key_set);
+    assert_eq!(
+        backend
+            .keys
+            .lock()
+            .unwrap()
+            .get("openai")
+            .map(String::as_str),
+        Some("sk-test-secret")
+    );
+    let shown = serde_json::to_string(&view).unwrap();
+    assert!(!shown.contains("sk-test-secret"), "{shown}");
+    let deleted = service.delete_api_key().unwrap();
+    assert!(!deleted.api_key_set);
+    assert!(backend.keys.lock().unwrap().is_empty());
+}
+
+#[test]
+fn without_a_keychain_a_key_is_refused_with_a_keychain_error_and_no_file_is_written() {
+    let config = tempfile::tempdir().unwrap();
+    let service = without_keychain(config.path());
+    service.save(&openai_input()).unwrap();
+
+    let error = service.set_api_key("sk-test-secret").unwrap_err();
+
+    assert_eq!(error.kind, ErrorKind::Keychain);
+    assert!(
+        error.message.contains("no Secret Service"),
+        "{}",
+        error.message
+    );
+    assert!(!error.message.contains("sk-test-secret"));
+    assert!(!config.path().join("api-keys.json").exists());
+    assert!(!service.view().unwrap().api_key_set);
+}
+
+#[test]
+fn a_key_without_a_preset_that_takes_one_is_refused_as_invalid() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, backend) = with_keychain(config.path());
+
+    let error = service.set_api_key("sk-test-secret").unwrap_err();
+
+    assert_eq!(error.kind, ErrorKind::Invalid);
+    assert!(backend.keys.lock().unwrap().is_empty());
+}
