@@ -97,6 +97,28 @@ impl AppUnderTest {
         Ok(element)
     }
 
+    /// Waits for the first element matching this CSS selector (for states: `[data-state="done"]`).
+    pub async fn wait_for_css(&self, selector: &str) -> Result<Element, E2eError> {
+        let element = self
+            .client
+            .wait()
+            .at_most(ELEMENT_DEADLINE)
+            .for_element(Locator::Css(selector))
+            .await?;
+        Ok(element)
+    }
+
+    /// Waits for the first element matching this XPath (for text that only has to contain something).
+    pub async fn wait_for_xpath(&self, xpath: &str) -> Result<Element, E2eError> {
+        let element = self
+            .client
+            .wait()
+            .at_most(ELEMENT_DEADLINE)
+            .for_element(Locator::XPath(xpath))
+            .await?;
+        Ok(element)
+    }
+
     /// Saves a PNG of the window as `<artifacts>/<name>.png` and returns its path.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
         let png = self.client.screenshot().await?;

@@ -2,5 +2,18 @@
 //! app (`AppUnderTest::launch`) and closes it; screenshots go to `artifacts/e2e/`.
 //! Run them with `scripts/test-e2e.sh` (Xvfb, tauri-driver, the app built with the UI embedded).
 
+// Helpers shared by tests (the loopback server, launch and send steps) fail by panicking, like the tests.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed step fails the test"
+)]
+
+// Shared pieces: the loopback model server.
+mod support;
+
+// A conversation against a scripted model: tools, Stop, provider errors, hostile model output.
+mod chat;
+
 // The first window: layout, idle state, the composer.
 mod window;

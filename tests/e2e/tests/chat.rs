@@ -1,0 +1,270 @@
+//! A conversation with a scripted loopback model: each test launches the app pointed at its own
+//! [`ModelServer`], drives the window and checks both what the window shows and what the server saw.
+
+use std::time::Duration;
+
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::model_server::{
+    ModelServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
+};
+
+/// How long the server may take to see the app close a stopped stream.
+const CLOSE_DEADLINE: Duration = Duration::from_secs(30);
+
+async fn launch_against(server: &ModelServer) -> AppUnderTest {
+    AppUnderTest::launch(LaunchOptions {
+        envs: server.app_envs(),
+        args: Vec::new(),
+    })
+    .await
+    .unwrap()
+}
+
+/// Types `text` into the composer and presses Send.
+async fn send(app: &AppUnderTest, text: &str) {
+    let composer = app.find_test_id("composer-input").await.unwrap();
+    composer.send_keys(text).await.unwrap();
+    app.find_test_id("send-button")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn wait_until_idle(app: &AppUnderTest) {
+    app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+        .await
+        .unwrap();
+}
+
+/// The text of every `role: "tool"` message in a chat request.
+fn tool_results(request: &Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| match &message["content"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with_both_names() {
+    let server = ModelServer::start(vec![
+        Reply::Stream(tool_call_chunks(
+            "call_list_1",
+            "list_download_files",
+            r#"{"extensions":["pdf"]}"#,
+        )),
+        Reply::Stream(text_chunks(&[
+            "你的下载目录里有两个 PDF：",
+            "invoice-2026.pdf 和 ",
+            "travel-guide.pdf。",
+        ])),
+    ])
+    .await;
+    let app = launch_against(&server).await;
+    let downloads = app.home().join("Downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    for (name, bytes) in [
+        ("invoice-2026.pdf", b"%PDF-1.4\n%%EOF\n".as_slice()),
+        ("travel-guide.pdf", b"%PDF-1.4\n%%EOF\n".as_slice()),
+        ("notes.txt", b"shopping list".as_slice()),
+        ("photo.jpg", b"\xff\xd8\xff\xe0".as_slice()),
+        ("budget.csv", b"month,amount\n".as_slice()),
+    ] {
+        std::fs::write(downloads.join(name), bytes).unwrap();
+    }
+
+    send(&app, "我的下载目录里有哪些 PDF？").await;
+
+    app.wait_for_text("message-user", "我的下载目录里有哪些 PDF？")
+        .await
+        .unwrap();
+    app.find_test_id("tool-card").await.unwrap();
+    app.wait_for_css(
+        r#"[data-testid="tool-card"][data-tool="list_download_files"][data-state="done"]"#,
+    )
+    .await
+    .unwrap();
+    app.wait_for_xpath(
+        r#"//*[@data-testid="assistant-text" and contains(., "invoice-2026.pdf") and contains(., "travel-guide.pdf")]"#,
+    )
+    .await
+    .unwrap();
+    wait_until_idle(&app).await;
+    app.screenshot("downloads-pdfs-answered").await.unwrap();
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "one request per model turn");
+    assert!(
+        tool_results(&requests[0]).is_empty(),
+        "the first request carries no tool result"
+    );
+    let results = tool_results(&requests[1]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    for pdf in ["invoice-2026.pdf", "travel-guide.pdf"] {
+        assert!(
+            results[0].contains(pdf),
+            "{pdf} missing from {}",
+            results[0]
+        );
+    }
+    for other in ["notes.txt", "photo.jpg", "budget.csv"] {
+        assert!(
+            !results[0].contains(other),
+            "{other} listed in {}",
+            results[0]
+        );
+    }
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn stop_closes_the_model_stream_and_keeps_the_partial_answer() {
+    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+        "Once upon a time, ",
+        "there was a partial answer",
+    ]))])
+    .await;
+    let app = launch_against(&server).await;
+
+    send(&app, "Tell me a long story").await;
+
+    app.wait_for_xpath(
+        r#"//*[@data-testid="message-assistant" and @data-state="streaming"]//*[@data-testid="assistant-text" and contains(., "there was a partial answer")]"#,
+    )
+    .await
+    .unwrap();
+    assert!(
+        !app.find_test_id("send-button")
+            .await
+            .unwrap()
+            .is_enabled()
+            .await
+            .unwrap(),
+        "Send must be disabled while the answer streams"
+    );
+    app.screenshot("stop-while-streaming").await.unwrap();
+    app.wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    tokio::time::timeout(CLOSE_DEADLINE, server.client_closed())
+        .await
+        .expect("the app never closed the model stream after Stop");
+    let stopped = app
+        .wait_for_css(r#"[data-testid="message-assistant"][data-state="stopped"]"#)
+        .await
+        .unwrap();
+    let text = stopped.text().await.unwrap();
+    assert!(
+        text.contains("Once upon a time, there was a partial answer"),
+        "{text}"
+    );
+    app.wait_for_css(r#"[data-testid="send-button"]:not([disabled])"#)
+        .await
+        .unwrap();
+    wait_until_idle(&app).await;
+    app.screenshot("stopped-partial-answer").await.unwrap();
+    assert_eq!(server.requests().len(), 1);
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_401_from_the_provider_shows_a_message_about_the_api_key() {
+    let server = ModelServer::start(vec![Reply::Status(
+        401,
+        json!({"error": {
+            "message": "Incorrect API key provided",
+            "type": "invalid_request_error",
+            "code": "invalid_api_key"
+        }}),
+    )])
+    .await;
+    let app = launch_against(&server).await;
+
+    send(&app, "Hello").await;
+
+    let notice = app
+        .wait_for_xpath(r#"//*[@data-testid="assistant-error" or @data-testid="error-banner"]"#)
+        .await
+        .unwrap();
+    wait_until_idle(&app).await;
+    let text = notice.text().await.unwrap();
+    assert!(
+        text.contains("401") && (text.contains("API key") || text.contains("API 密钥")),
+        "the notice does not mention the API key and the 401: {text}"
+    );
+    app.screenshot("provider-401").await.unwrap();
+    assert!(!server.requests().is_empty());
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn hostile_markup_from_the_model_renders_inert() {
+    let server = ModelServer::start(vec![Reply::Stream(text_chunks(&[
+        "Sample one: <img src=x onerror=\"document.title='pwned'\">\n\n",
+        "Sample two: <script>document.title='pwned'</script>\n\n",
+        "Sample three: [x](javascript:document.title='pwned')\n\n",
+        "Harmless tail.",
+    ]))])
+    .await;
+    let app = launch_against(&server).await;
+    let title_before = app.client().title().await.unwrap();
+
+    send(&app, "Show me some HTML").await;
+
+    let answer = app.wait_for_xpath(
+        r#"//*[@data-testid="message-assistant" and @data-state="done"]//*[@data-testid="assistant-text" and contains(., "Harmless tail.")]"#,
+    )
+    .await
+    .unwrap();
+    wait_until_idle(&app).await;
+    // The markup is shown as text, not dropped and not parsed.
+    let shown = answer.text().await.unwrap();
+    for literal in [
+        r#"<img src=x onerror="document.title='pwned'">"#,
+        "<script>document.title='pwned'</script>",
+    ] {
+        assert!(
+            shown.contains(literal),
+            "{literal} not shown as text in {shown}"
+        );
+    }
+    app.screenshot("hostile-markup-inert").await.unwrap();
+
+    let title_after = app.client().title().await.unwrap();
+    assert_eq!(title_after, title_before);
+    assert_ne!(title_after, "pwned");
+    let counts = app
+        .client()
+        .execute(
+            "const list = document.querySelector('[data-testid=\"message-list\"]');\
+             return {\
+               img: list.querySelectorAll('img').length,\
+               onerror: document.querySelectorAll('[onerror]').length,\
+               script: list.querySelectorAll('script').length,\
+               linksWithHref: list.querySelectorAll('a[href]').length,\
+               javascriptLinks: document.querySelectorAll('a[href^=\"javascript\"]').length\
+             };",
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        counts,
+        json!({"img": 0, "onerror": 0, "script": 0, "linksWithHref": 0, "javascriptLinks": 0})
+    );
+    app.close().await.unwrap();
+}

@@ -1,0 +1,3 @@
+//! Shared pieces of the end-to-end tests.
+
+pub(crate) mod model_server;
