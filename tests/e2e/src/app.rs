@@ -1,7 +1,7 @@
 //! The app under test: one `pi-desktop` process in one WebDriver session, with its own home folder.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -23,6 +23,15 @@ pub struct LaunchOptions {
     pub args: Vec<String>,
 }
 
+/// Where the time of [`AppUnderTest::launch`] went (for benchmarks; tests ignore it).
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchTimings {
+    /// From spawning `tauri-driver` until it and its `WebKitWebDriver` accept connections.
+    pub driver_ready: Duration,
+    /// From the new-session request until it returned: includes spawning the app and loading its page.
+    pub session_open: Duration,
+}
+
 /// A running app in a WebDriver session. Call [`AppUnderTest::close`] at the end of a test; dropping
 /// it instead still stops the driver, but cannot end the session cleanly.
 #[derive(Debug)]
@@ -30,6 +39,7 @@ pub struct AppUnderTest {
     client: Client,
     driver: TauriDriver,
     home: TempDir,
+    timings: LaunchTimings,
 }
 
 impl AppUnderTest {
@@ -45,27 +55,40 @@ impl AppUnderTest {
             .map_err(E2eError::io("cannot create a home folder for the app"))?;
         let mut envs = isolated_home_envs(home.path());
         envs.extend(options.envs);
+        let driver_started = Instant::now();
         let driver = TauriDriver::start(&tauri_driver_binary(), &envs).await?;
+        let driver_ready = driver_started.elapsed();
 
         let mut capabilities = serde_json::Map::new();
         capabilities.insert(
             "tauri:options".to_owned(),
             serde_json::json!({ "application": application, "args": options.args }),
         );
+        let session_started = Instant::now();
         let client = ClientBuilder::new(HttpConnector::new())
             .capabilities(capabilities)
             .connect(&driver.url())
             .await?;
+        let timings = LaunchTimings {
+            driver_ready,
+            session_open: session_started.elapsed(),
+        };
         Ok(Self {
             client,
             driver,
             home,
+            timings,
         })
     }
 
     /// The WebDriver client, for anything the helpers below do not cover.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// How long starting the driver and opening the session took.
+    pub fn launch_timings(&self) -> LaunchTimings {
+        self.timings
     }
 
     /// The app's temporary home folder (`$HOME`; data, config and logs live under it).

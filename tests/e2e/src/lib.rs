@@ -19,5 +19,5 @@ mod app;
 mod driver;
 mod error;
 
-pub use app::{AppUnderTest, LaunchOptions};
+pub use app::{AppUnderTest, LaunchOptions, LaunchTimings};
 pub use error::E2eError;

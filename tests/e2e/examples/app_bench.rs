@@ -1,0 +1,381 @@
+//! Benchmarks of the real app, reported and never asserted: cold start to a usable window, idle memory of
+//! every process of the app, and Stop click to Send enabled. Run it with `scripts/bench-app.sh` (it builds
+//! the app like `scripts/test-e2e.sh` and runs this under Xvfb), or by hand:
+//! `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example app_bench -- --runs 5`.
+#![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark aborts on the first failed step, like a test"
+)]
+
+#[allow(
+    dead_code,
+    unreachable_pub,
+    reason = "shared with the tests, which use more of it"
+)]
+#[path = "../tests/support/model_server.rs"]
+mod model_server;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use serde_json::Value;
+
+use model_server::{ModelServer, Reply, unfinished_text_chunks};
+
+/// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
+const POLL: Duration = Duration::from_millis(10);
+const DEADLINE: Duration = Duration::from_secs(60);
+/// Linux's USER_HZ: /proc/PID/stat counts start times in these ticks.
+const CLOCK_TICKS_PER_SECOND: f64 = 100.0;
+
+struct Options {
+    runs: usize,
+    stops: usize,
+    settle: Duration,
+}
+
+fn parse_options() -> Options {
+    let mut options = Options {
+        runs: 5,
+        stops: 5,
+        settle: Duration::from_secs(5),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || -> u64 {
+            args.next()
+                .and_then(|value| value.parse().ok())
+                .unwrap_or_else(|| panic!("{arg} needs a number"))
+        };
+        match arg.as_str() {
+            "--runs" => options.runs = usize::try_from(value()).unwrap(),
+            "--stops" => options.stops = usize::try_from(value()).unwrap(),
+            "--settle" => options.settle = Duration::from_secs(value()),
+            other => panic!("unknown argument {other}; use --runs N --stops N --settle SECONDS"),
+        }
+    }
+    options
+}
+
+/// Seconds since boot, from /proc/uptime (10 ms resolution), to place process start times on our clock.
+fn uptime_seconds() -> f64 {
+    let text = std::fs::read_to_string("/proc/uptime").unwrap();
+    text.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+struct Process {
+    pid: u32,
+    parent: u32,
+    kind: String,
+    started_ticks: u64,
+}
+
+fn processes() -> Vec<Process> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
+        let Some((_, fields)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = fields.split_whitespace().collect();
+        let (Some(parent), Some(started)) = (fields.get(1), fields.get(19)) else {
+            continue;
+        };
+        let argv0 = std::fs::read(entry.path().join("cmdline"))
+            .ok()
+            .and_then(|cmdline| {
+                cmdline
+                    .split(|byte| *byte == 0)
+                    .next()
+                    .map(|first| String::from_utf8_lossy(first).into_owned())
+            })
+            .unwrap_or_default();
+        let kind = Path::new(&argv0)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        found.push(Process {
+            pid,
+            parent: parent.parse().unwrap_or(0),
+            kind,
+            started_ticks: started.parse().unwrap_or(0),
+        });
+    }
+    found
+}
+
+/// The `pi-desktop` process whose environment has `HOME=home` (each launch has its own home).
+fn app_process(home: &Path) -> Option<Process> {
+    let wanted = format!("HOME={}", home.display());
+    processes().into_iter().find(|process| {
+        process.kind == "pi-desktop"
+            && std::fs::read(format!("/proc/{}/environ", process.pid)).is_ok_and(|environ| {
+                environ
+                    .split(|byte| *byte == 0)
+                    .any(|entry| entry == wanted.as_bytes())
+            })
+    })
+}
+
+/// `root` and every process below it.
+fn with_descendants(root: u32) -> Vec<Process> {
+    let all = processes();
+    let mut tree = vec![root];
+    let mut index = 0;
+    while index < tree.len() {
+        let parent = tree[index];
+        tree.extend(all.iter().filter(|p| p.parent == parent).map(|p| p.pid));
+        index += 1;
+    }
+    all.into_iter().filter(|p| tree.contains(&p.pid)).collect()
+}
+
+/// (RSS, PSS) in KiB from /proc/PID/smaps_rollup.
+fn rss_pss_kib(pid: u32) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|kib| kib.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("Rss:"), field("Pss:"))
+}
+
+async fn wait_until_usable(app: &AppUnderTest) {
+    let client = app.client();
+    client
+        .wait()
+        .at_most(DEADLINE)
+        .every(POLL)
+        .for_element(Locator::Css(r#"[data-testid="composer-input"]"#))
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(DEADLINE)
+        .every(POLL)
+        .for_element(Locator::Css(
+            r#"[data-testid="send-button"]:not([disabled])"#,
+        ))
+        .await
+        .unwrap();
+}
+
+#[derive(Default)]
+struct Samples(BTreeMap<String, Vec<f64>>);
+
+impl Samples {
+    fn add(&mut self, name: &str, value: f64) {
+        self.0.entry(name.to_owned()).or_default().push(value);
+    }
+
+    fn print(&self, unit: &str) {
+        for (name, values) in &self.0 {
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let median = if sorted.len() % 2 == 1 {
+                sorted[sorted.len() / 2]
+            } else {
+                f64::midpoint(sorted[sorted.len() / 2 - 1], sorted[sorted.len() / 2])
+            };
+            println!(
+                "  {name:<44} median {median:>8.1} {unit}  (min {:.1}, max {:.1}, n={})",
+                sorted[0],
+                sorted[sorted.len() - 1],
+                sorted.len()
+            );
+        }
+    }
+}
+
+/// Cold starts (each a fresh driver, session, app and home) and the idle memory of each.
+async fn cold_starts(options: &Options) -> (Samples, Samples) {
+    let mut times = Samples::default();
+    let mut memory = Samples::default();
+    for run in 1..=options.runs {
+        let uptime_at_spawn = uptime_seconds();
+        let spawned = Instant::now();
+        let app = AppUnderTest::launch(LaunchOptions::default())
+            .await
+            .unwrap();
+        let session_returned = spawned.elapsed();
+        wait_until_usable(&app).await;
+        let usable = spawned.elapsed();
+        let timings = app.launch_timings();
+        let process = app_process(app.home()).expect("no pi-desktop process with this home");
+        let app_spawned_after =
+            process.started_ticks as f64 / CLOCK_TICKS_PER_SECOND - uptime_at_spawn;
+        let ms = |duration: Duration| duration.as_secs_f64() * 1000.0;
+        times.add("1 total: spawn driver -> usable window", ms(usable));
+        times.add(
+            "2 tauri-driver + WebKitWebDriver listening",
+            ms(timings.driver_ready),
+        );
+        times.add(
+            "3 new-session request -> returned",
+            ms(timings.session_open),
+        );
+        times.add(
+            "4 session returned -> usable",
+            ms(usable - session_returned),
+        );
+        times.add(
+            "5 spawn driver -> app process started (10ms)",
+            app_spawned_after * 1000.0,
+        );
+        times.add(
+            "6 app process started -> usable (10ms)",
+            ms(usable) - app_spawned_after * 1000.0,
+        );
+        println!(
+            "run {run}: usable after {:.0} ms (driver {:.0} ms, session {:.0} ms)",
+            ms(usable),
+            ms(timings.driver_ready),
+            ms(timings.session_open)
+        );
+
+        tokio::time::sleep(options.settle).await;
+        let mut total = (0, 0);
+        let mut by_kind: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
+        for member in with_descendants(process.pid) {
+            let (rss, pss) = rss_pss_kib(member.pid);
+            total = (total.0 + rss, total.1 + pss);
+            let entry = by_kind.entry(member.kind).or_default();
+            *entry = (entry.0 + rss, entry.1 + pss, entry.2 + 1);
+        }
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        memory.add("all app processes: RSS", mib(total.0));
+        memory.add("all app processes: PSS", mib(total.1));
+        for (kind, (rss, pss, count)) in by_kind {
+            memory.add(&format!("{kind} (x{count}): RSS"), mib(rss));
+            memory.add(&format!("{kind} (x{count}): PSS"), mib(pss));
+        }
+        app.close().await.unwrap();
+    }
+    (times, memory)
+}
+
+const RECORD_STOP_SCRIPT: &str = r#"
+window.__bench = { clicked: null, enabled: null };
+const observer = new MutationObserver(() => {
+  const send = document.querySelector('[data-testid="send-button"]');
+  if (window.__bench.clicked !== null && send && !send.disabled) {
+    window.__bench.enabled = performance.now();
+    observer.disconnect();
+  }
+});
+observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+document.querySelector('[data-testid="stop-button"]').addEventListener(
+  'click', () => { window.__bench.clicked = performance.now(); }, { capture: true, once: true });
+"#;
+
+/// Stop clicks in one app against a model that holds every stream open.
+async fn stops(options: &Options) -> Samples {
+    let mut samples = Samples::default();
+    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+        "Once upon a time, ",
+        "there was a partial answer",
+    ]))])
+    .await;
+    let app = AppUnderTest::launch(LaunchOptions {
+        envs: server.app_envs(),
+        args: Vec::new(),
+    })
+    .await
+    .unwrap();
+    wait_until_usable(&app).await;
+    for stop in 1..=options.stops {
+        let composer = app.find_test_id("composer-input").await.unwrap();
+        composer.send_keys("Tell me a long story").await.unwrap();
+        app.find_test_id("send-button")
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        app.wait_for_xpath(&format!(
+            r#"(//*[@data-testid="message-assistant"])[{stop}][@data-state="streaming"]//*[@data-testid="assistant-text" and contains(., "there was a partial answer")]"#
+        ))
+        .await
+        .unwrap();
+        let stop_button = app
+            .wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
+            .await
+            .unwrap();
+        app.client()
+            .execute(RECORD_STOP_SCRIPT, Vec::new())
+            .await
+            .unwrap();
+        let clicked = Instant::now();
+        stop_button.click().await.unwrap();
+        app.client()
+            .wait()
+            .at_most(DEADLINE)
+            .every(POLL)
+            .for_element(Locator::Css(
+                r#"[data-testid="send-button"]:not([disabled])"#,
+            ))
+            .await
+            .unwrap();
+        let seen = clicked.elapsed().as_secs_f64() * 1000.0;
+        let in_page = app
+            .client()
+            .execute("return window.__bench;", Vec::new())
+            .await
+            .unwrap();
+        let page_ms = match (&in_page["clicked"], &in_page["enabled"]) {
+            (Value::Number(clicked), Value::Number(enabled)) => {
+                enabled.as_f64().unwrap() - clicked.as_f64().unwrap()
+            }
+            other => panic!("the page did not record the stop: {other:?}"),
+        };
+        samples.add("in page: click event -> Send enabled (DOM)", page_ms);
+        samples.add("over WebDriver: click sent -> Send seen enabled", seen);
+        println!("stop {stop}: {page_ms:.1} ms in page, {seen:.1} ms over WebDriver");
+        app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+            .await
+            .unwrap();
+    }
+    app.close().await.unwrap();
+    samples
+}
+
+#[tokio::main]
+async fn main() {
+    let options = parse_options();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "pi-desktop app benchmark: {} cold starts, {} stops, settle {:?}; cores {}, load {}",
+        options.runs,
+        options.stops,
+        options.settle,
+        std::thread::available_parallelism().map_or(0, usize::from),
+        load.trim()
+    );
+    let (times, memory) = cold_starts(&options).await;
+    let stop_times = stops(&options).await;
+    println!("\ncold start (ms):");
+    times.print("ms");
+    println!(
+        "\nidle memory {:?} after the window is usable (MiB):",
+        options.settle
+    );
+    memory.print("MiB");
+    println!("\nStop -> Send enabled (ms):");
+    stop_times.print("ms");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("\nload at the end: {}", load.trim());
+}
