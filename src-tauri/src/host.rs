@@ -16,7 +16,9 @@ use desktop_host::conversations::{
     Conversations, ConversationsError, ConversationsOptions, SessionOptionsFactory,
     SessionStartedHook,
 };
-use desktop_host::session::{DesktopSession, SessionError, SessionOptions, SessionState};
+use desktop_host::session::{
+    DesktopSession, SessionError, SessionOptions, SessionPrompt, SessionState,
+};
 use desktop_host::wire::Envelope;
 use pi_agent::AgentError;
 use serde::Serialize;
@@ -83,13 +85,13 @@ impl Conversation {
         session: &DesktopSession,
         kind: RunKind,
         channel: Channel<Envelope>,
-        text: Option<String>,
+        prompt: Option<SessionPrompt>,
     ) -> Result<(), CommandError> {
         let _gate = self.run_gate.try_lock().map_err(|_| busy(kind))?;
         let idle_before = self.bridge.idle_count();
         self.bridge.attach(channel);
-        let result = match (kind, text) {
-            (RunKind::Prompt, Some(text)) => session.prompt(text).await,
+        let result = match (kind, prompt) {
+            (RunKind::Prompt, Some(prompt)) => session.prompt(prompt).await,
             (RunKind::Prompt, None) => session.prompt(String::new()).await,
             (RunKind::Continue, _) => session.continue_run().await,
         };

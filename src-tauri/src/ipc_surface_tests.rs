@@ -271,6 +271,86 @@ fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
     tauri::async_runtime::block_on(first_run).unwrap().unwrap();
 }
 
+fn prompt_with_images(
+    app: &App<MockRuntime>,
+    text: &str,
+    images: Vec<(&str, &str)>,
+    channel: Channel<Envelope>,
+) -> Result<(), CommandError> {
+    let images = images
+        .into_iter()
+        .map(|(data, mime_type)| commands::run::ImageInput {
+            data: data.to_owned(),
+            mime_type: mime_type.to_owned(),
+        })
+        .collect();
+    tauri::async_runtime::block_on(commands::run::prompt(
+        app.state::<AppConversations>(),
+        text.to_owned(),
+        Some(images),
+        channel,
+    ))
+}
+
+#[test]
+fn a_prompt_with_one_image_streams_and_ends_with_idle_and_keeps_the_image() {
+    let test_app = scripted_app();
+    let (channel, captured) = capturing_channel();
+
+    prompt_with_images(
+        &test_app.app,
+        "what is this?",
+        vec![("iVBORw0KGgo=", "image/png")],
+        channel,
+    )
+    .unwrap();
+
+    let envelopes = captured.lock().unwrap().clone();
+    assert_eq!(envelopes[0]["event"]["type"], json!("agent_start"));
+    assert!(
+        envelopes
+            .iter()
+            .any(|envelope| envelope["event"]["type"] == json!("message_update")),
+        "the answer streamed"
+    );
+    assert_eq!(
+        envelopes.last().unwrap()["notice"],
+        json!({ "type": "idle" })
+    );
+    let state =
+        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
+            .unwrap();
+    let user = serde_json::to_value(&state.session.messages[0]).unwrap();
+    assert_eq!(
+        user["content"],
+        json!([
+            { "type": "text", "text": "what is this?" },
+            { "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" },
+        ])
+    );
+}
+
+#[test]
+fn a_prompt_with_an_unsupported_image_is_refused_as_invalid_before_anything_runs() {
+    let test_app = scripted_app();
+    let (channel, captured) = capturing_channel();
+
+    let refusal = prompt_with_images(
+        &test_app.app,
+        "what is this?",
+        vec![("aGk=", "image/bmp")],
+        channel,
+    )
+    .unwrap_err();
+
+    assert_eq!(refusal.kind, ErrorKind::Invalid);
+    assert_eq!(
+        refusal.message,
+        "Image 1 has the type \"image/bmp\"; attach PNG, JPEG, GIF or WebP images."
+    );
+    assert_eq!(captured.lock().unwrap().len(), 0, "nothing ran");
+}
+
 #[test]
 fn new_conversation_starts_empty_after_a_run() {
     let test_app = scripted_app();

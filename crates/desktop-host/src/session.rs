@@ -22,12 +22,21 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use pi_agent::{
     Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError,
-    StreamFn,
+    PromptInput, StreamFn,
 };
 use pi_ai::{ModelThinkingLevel, StopReason, UserBlock, UserContent, UserMessage};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+
+mod prompt_images;
+
+/// The image block a [`SessionPrompt`] carries (pi-ai's), for callers without a pi-ai dependency.
+pub use pi_ai::ImageContent;
+pub use prompt_images::{
+    MAX_IMAGE_BYTES, MAX_PROMPT_IMAGES, PromptImageError, SUPPORTED_IMAGE_TYPES, SessionPrompt,
+    validate_prompt_images,
+};
 
 use crate::desktop_paths::DesktopPaths;
 use crate::desktop_tools::{DesktopToolContext, desktop_agent_tools};
@@ -208,9 +217,14 @@ impl DesktopSession {
         ))
     }
 
-    /// Runs one prompt to its end. Refused with [`SessionError::Busy`] while a run is active.
-    pub async fn prompt(&self, text: impl Into<String>) -> Result<(), SessionError> {
-        let run = self.inner.agent.prompt(text.into());
+    /// Runs one prompt (text, or a [`SessionPrompt`] with images) to its end. Refused with
+    /// [`SessionError::Busy`] while a run is active.
+    pub async fn prompt(&self, prompt: impl Into<SessionPrompt>) -> Result<(), SessionError> {
+        let (text, images) = prompt.into().into_parts();
+        let run = self
+            .inner
+            .agent
+            .prompt(PromptInput::with_images(text, images));
         match run.await {
             Err(error @ AgentError::AlreadyProcessingPrompt) => Err(SessionError::Busy(error)),
             result => {

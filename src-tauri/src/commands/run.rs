@@ -1,6 +1,7 @@
 //! Commands that start, steer and stop a run. Events travel only over the `Channel` passed to `prompt` and
 //! `continue_run`; both resolve after the run settled and `idle` went out on that channel.
 
+use desktop_host::session::{ImageContent, SessionPrompt};
 use desktop_host::wire::Envelope;
 use serde::Deserialize;
 use tauri::State;
@@ -14,13 +15,13 @@ use crate::host::RunKind;
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ImageInput {
-    #[serde(rename = "data")]
-    _data: String,
-    #[serde(rename = "mimeType")]
-    _mime_type: String,
+    pub(crate) data: String,
+    pub(crate) mime_type: String,
 }
 
-/// Runs one prompt; refused with `busy` (pi's message) while a run is active.
+/// Runs one prompt; refused with `busy` (pi's message) while a run is active, and with `invalid` (before
+/// anything runs) when an image breaks desktop-host's rules (PNG/JPEG/GIF/WebP, base64, at most 10 MB each,
+/// at most 8).
 #[tauri::command]
 pub(crate) async fn prompt(
     conversations: State<'_, AppConversations>,
@@ -28,16 +29,20 @@ pub(crate) async fn prompt(
     images: Option<Vec<ImageInput>>,
     on_event: Channel<Envelope>,
 ) -> Result<(), CommandError> {
-    if images.is_some_and(|images| !images.is_empty()) {
-        return Err(CommandError::new(
-            ErrorKind::Invalid,
-            "Images are not supported yet; send the text alone.",
-        ));
-    }
+    let images = images
+        .unwrap_or_default()
+        .into_iter()
+        .map(|image| ImageContent {
+            data: image.data,
+            mime_type: image.mime_type,
+        })
+        .collect();
+    let prompt = SessionPrompt::with_images(text, images)
+        .map_err(|error| CommandError::new(ErrorKind::Invalid, error.to_string()))?;
     let active = conversations.active().await.map_err(to_command_error)?;
     active
         .attachment
-        .run(&active.session, RunKind::Prompt, on_event, Some(text))
+        .run(&active.session, RunKind::Prompt, on_event, Some(prompt))
         .await
 }
 

@@ -1,10 +1,14 @@
-//! The session facade: envelopes out of a real Agent, replay, busy refusal, abort, coalescing, persistence.
+//! The session facade: envelopes out of a real Agent, replay, busy refusal, abort, coalescing, persistence,
+//! prompts with images.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use desktop_host::session::{DesktopSession, SessionError, SessionOptions};
+use desktop_host::session::{
+    DesktopSession, ImageContent, MAX_IMAGE_BYTES, PromptImageError, SessionError, SessionOptions,
+    SessionPrompt,
+};
 use desktop_host::settings::{
     NoKeySource, ResolveInputs, ResolvedSettings, SettingsFile, TcpProbe, resolve_settings,
 };
@@ -452,4 +456,116 @@ async fn a_recorder_saves_the_conversation_so_it_reopens_as_the_agent_held_it() 
     again.prompt("hello").await.unwrap();
     again_log.wait_for_idle().await;
     assert_eq!(again.get_state().messages.len(), 6);
+}
+
+/// A model that records the context of each request (as JSON) and answers "seen".
+fn recording_contexts(seen: Arc<std::sync::Mutex<Vec<Value>>>) -> StreamFn {
+    let answer = streaming_text(vec!["seen".to_owned()]);
+    stream_fn(move |model, context, options| {
+        seen.lock()
+            .unwrap()
+            .push(serde_json::to_value(&context).unwrap());
+        answer(model, context, options)
+    })
+}
+
+fn image(data: &str, mime_type: &str) -> ImageContent {
+    ImageContent {
+        data: data.to_owned(),
+        mime_type: mime_type.to_owned(),
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_with_images_reaches_the_model_as_image_blocks_after_the_text() {
+    let home = test_home();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(recording_contexts(Arc::clone(&seen)));
+    let (session, mut log) = start(options);
+
+    let prompt = SessionPrompt::with_images(
+        "what is in these?",
+        vec![
+            image("iVBORw0KGgo=", "image/png"),
+            image("R0lGODlh", "image/gif"),
+        ],
+    )
+    .unwrap();
+    session.prompt(prompt).await.unwrap();
+    log.wait_for_idle().await;
+
+    let contexts = seen.lock().unwrap().clone();
+    assert_eq!(contexts.len(), 1, "one request");
+    assert_eq!(
+        contexts[0]["messages"][0]["content"],
+        json!([
+            { "type": "text", "text": "what is in these?" },
+            { "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" },
+            { "type": "image", "data": "R0lGODlh", "mimeType": "image/gif" },
+        ])
+    );
+    let messages = agent_messages(&session);
+    assert_eq!(messages.len(), 2, "the user message and the answer");
+    assert_eq!(
+        messages[0]["content"],
+        contexts[0]["messages"][0]["content"]
+    );
+}
+
+#[test]
+fn images_of_an_unsupported_type_are_refused_with_a_message_naming_the_types() {
+    let error = SessionPrompt::with_images(
+        "look",
+        vec![image("aGk=", "image/png"), image("aGk=", "image/tiff")],
+    )
+    .unwrap_err();
+    assert_eq!(
+        error,
+        PromptImageError::UnsupportedType {
+            index: 2,
+            mime_type: "image/tiff".to_owned()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "Image 2 has the type \"image/tiff\"; attach PNG, JPEG, GIF or WebP images."
+    );
+}
+
+#[test]
+fn image_data_that_is_not_base64_is_refused() {
+    for data in ["not base64!", "a", "aGk==", ""] {
+        let error =
+            SessionPrompt::with_images("look", vec![image(data, "image/jpeg")]).unwrap_err();
+        assert_eq!(
+            error,
+            PromptImageError::InvalidBase64 { index: 1 },
+            "{data:?}"
+        );
+    }
+}
+
+#[test]
+fn an_image_over_ten_megabytes_decoded_is_refused_and_one_at_the_limit_is_accepted() {
+    // 4 base64 characters decode to 3 bytes.
+    let at_limit = "A".repeat(MAX_IMAGE_BYTES / 3 * 4) + "AA==";
+    assert!(SessionPrompt::with_images("look", vec![image(&at_limit, "image/webp")]).is_ok());
+    let over = "A".repeat(MAX_IMAGE_BYTES / 3 * 4 + 4);
+    let error = SessionPrompt::with_images("look", vec![image(&over, "image/webp")]).unwrap_err();
+    assert_eq!(
+        error,
+        PromptImageError::TooLarge {
+            index: 1,
+            bytes: MAX_IMAGE_BYTES + 2
+        }
+    );
+}
+
+#[test]
+fn more_than_eight_images_are_refused() {
+    let nine = vec![image("aGk=", "image/png"); 9];
+    let error = SessionPrompt::with_images("look", nine).unwrap_err();
+    assert_eq!(error, PromptImageError::TooMany(9));
+    assert!(SessionPrompt::with_images("look", vec![image("aGk=", "image/png"); 8]).is_ok());
 }

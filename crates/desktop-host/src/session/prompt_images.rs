@@ -1,0 +1,154 @@
+//! Images attached to a prompt: what the app accepts (PNG, JPEG, GIF, WebP; base64; at most 10 MB each decoded;
+//! at most 8 per message) and the prompt that carries them. A [`SessionPrompt`] is valid by construction.
+//!
+//! Whether the model can see images is not decided here: pi's `transformMessages` replaces the images with a
+//! text placeholder for a model whose `input` lacks `"image"`.
+
+use pi_ai::ImageContent;
+
+/// The most images one message may carry.
+pub const MAX_PROMPT_IMAGES: usize = 8;
+/// The largest image accepted, in decoded bytes.
+pub const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
+/// The MIME types accepted.
+pub const SUPPORTED_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Why the images of a prompt were refused. `Display` is safe to show; images are counted from 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PromptImageError {
+    /// More than [`MAX_PROMPT_IMAGES`] images.
+    #[error(
+        "A message can carry at most {MAX_PROMPT_IMAGES} images; this one has {0}. Remove some and send again."
+    )]
+    TooMany(usize),
+    /// A MIME type outside [`SUPPORTED_IMAGE_TYPES`].
+    #[error("Image {index} has the type \"{mime_type}\"; attach PNG, JPEG, GIF or WebP images.")]
+    UnsupportedType {
+        /// Position, from 1.
+        index: usize,
+        /// The type given.
+        mime_type: String,
+    },
+    /// The data is not standard base64.
+    #[error("Image {index} is not valid base64 data; attach the image again.")]
+    InvalidBase64 {
+        /// Position, from 1.
+        index: usize,
+    },
+    /// Larger than [`MAX_IMAGE_BYTES`] once decoded.
+    #[error("Image {index} is {bytes} bytes; attach images of at most 10 MB.")]
+    TooLarge {
+        /// Position, from 1.
+        index: usize,
+        /// Its decoded size.
+        bytes: usize,
+    },
+}
+
+/// What [`DesktopSession::prompt`](super::DesktopSession::prompt) sends: text and validated images.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionPrompt {
+    text: String,
+    images: Vec<ImageContent>,
+}
+
+impl SessionPrompt {
+    /// Text with images, refused when an image breaks the rules in the module doc.
+    pub fn with_images(
+        text: impl Into<String>,
+        images: Vec<ImageContent>,
+    ) -> Result<SessionPrompt, PromptImageError> {
+        validate_prompt_images(&images)?;
+        Ok(SessionPrompt {
+            text: text.into(),
+            images,
+        })
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The images, in the order given.
+    pub fn images(&self) -> &[ImageContent] {
+        &self.images
+    }
+
+    pub(super) fn into_parts(self) -> (String, Vec<ImageContent>) {
+        (self.text, self.images)
+    }
+}
+
+impl From<String> for SessionPrompt {
+    fn from(text: String) -> SessionPrompt {
+        SessionPrompt {
+            text,
+            images: Vec::new(),
+        }
+    }
+}
+
+impl From<&str> for SessionPrompt {
+    fn from(text: &str) -> SessionPrompt {
+        SessionPrompt::from(text.to_owned())
+    }
+}
+
+/// Checks count, types, encoding and sizes; the first problem found wins.
+pub fn validate_prompt_images(images: &[ImageContent]) -> Result<(), PromptImageError> {
+    if images.len() > MAX_PROMPT_IMAGES {
+        return Err(PromptImageError::TooMany(images.len()));
+    }
+    for (position, image) in images.iter().enumerate() {
+        let index = position + 1;
+        if !SUPPORTED_IMAGE_TYPES.contains(&image.mime_type.as_str()) {
+            return Err(PromptImageError::UnsupportedType {
+                index,
+                mime_type: image.mime_type.clone(),
+            });
+        }
+        let bytes =
+            base64_decoded_len(&image.data).ok_or(PromptImageError::InvalidBase64 { index })?;
+        if bytes > MAX_IMAGE_BYTES {
+            return Err(PromptImageError::TooLarge { index, bytes });
+        }
+    }
+    Ok(())
+}
+
+/// The decoded length of standard base64 (RFC 4648 alphabet, `=` padding optional), or `None` when `data` is
+/// not base64. Only validates: the data goes to the provider as given.
+fn base64_decoded_len(data: &str) -> Option<usize> {
+    let bytes = data.as_bytes();
+    let body = bytes
+        .strip_suffix(b"==")
+        .or_else(|| bytes.strip_suffix(b"="))
+        .unwrap_or(bytes);
+    let padded = body.len() != bytes.len();
+    if body.is_empty() || (padded && bytes.len() % 4 != 0) || body.len() % 4 == 1 {
+        return None;
+    }
+    let alphabet = |byte: &u8| byte.is_ascii_alphanumeric() || *byte == b'+' || *byte == b'/';
+    if !body.iter().all(alphabet) {
+        return None;
+    }
+    Some(body.len() / 4 * 3 + (body.len() % 4).saturating_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64_decoded_len;
+
+    #[test]
+    fn decoded_lengths_match_the_encoding_rules() {
+        assert_eq!(base64_decoded_len("aGk="), Some(2));
+        assert_eq!(base64_decoded_len("aGk"), Some(2));
+        assert_eq!(base64_decoded_len("aGVsbG8h"), Some(6));
+        assert_eq!(base64_decoded_len("aA=="), Some(1));
+        assert_eq!(base64_decoded_len("a"), None);
+        assert_eq!(base64_decoded_len("aGk=="), None);
+        assert_eq!(base64_decoded_len("not base64!"), None);
+        assert_eq!(base64_decoded_len(""), None);
+    }
+}
