@@ -126,7 +126,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                   </option>
                 ))}
                 {view.presets.some((candidate) => candidate.id === form.preset) ? null : (
-                  <option value={form.preset}>{form.preset}</option>
+                  <option value={form.preset}>{form.preset || strings.choosePreset}</option>
                 )}
               </select>
             </label>
