@@ -25,6 +25,7 @@ fn main() {
         "save_settings",
         "set_api_key",
         "delete_api_key",
+        "accept_key_file_fallback",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

@@ -425,4 +425,24 @@ fn the_main_window_may_read_the_settings_and_gets_no_key() {
     assert_eq!(view["apiKeySet"], json!(false));
     assert_eq!(view["presets"].as_array().unwrap().len(), 7);
     assert_eq!(view["language"], json!("auto"));
+    assert_eq!(view["keyStorage"], json!("unavailable"));
+}
+
+#[test]
+fn the_main_window_may_accept_the_key_file_and_the_view_then_says_file() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    let key_file = test_app
+        ._home
+        .path()
+        .join(".config/pi-desktop/api-keys.json");
+    assert!(!key_file.exists());
+    let view = invoke(&main_window, "accept_key_file_fallback").unwrap();
+
+    assert_eq!(view["keyStorage"], json!("file"));
+    assert_eq!(view["apiKeySet"], json!(false));
+    let again = invoke(&main_window, "get_settings").unwrap();
+    assert_eq!(again["keyStorage"], json!("file"));
+    assert!(key_file.exists());
 }

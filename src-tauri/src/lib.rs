@@ -60,6 +60,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::settings::save_settings,
         commands::settings::set_api_key,
         commands::settings::delete_api_key,
+        commands::settings::accept_key_file_fallback,
     ])
 }
 

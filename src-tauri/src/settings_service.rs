@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use desktop_host::language::Language;
-use desktop_host::secrets::{ApiKeys, KeyStoreSetup, SecretsError, open_key_store};
+use desktop_host::secrets::{ApiKeys, KeyStorage, KeyStoreSetup, SecretsError, open_key_store};
 use desktop_host::settings::{
     ApiKey, ApiKeySource, ProviderPreset, SETTINGS_FILE_NAME, SettingsFile, load_settings,
     save_settings,
@@ -66,7 +66,18 @@ pub(crate) struct SettingsView {
     #[serde(flatten)]
     pub settings: SettingsInput,
     pub api_key_set: bool,
+    pub key_storage: KeyStorageView,
     pub presets: Vec<PresetView>,
+}
+
+/// Where keys go, as the settings screen shows it; `Unavailable` means no keychain answered and the user has
+/// not accepted the private key file yet (the screen offers it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum KeyStorageView {
+    Keychain,
+    File,
+    Unavailable,
 }
 
 impl SettingsService {
@@ -112,16 +123,20 @@ impl SettingsService {
     /// The settings screen's view of the stored settings.
     pub(crate) fn view(&self) -> Result<SettingsView, CommandError> {
         let file = self.load()?;
-        let api_key_set = match key_provider(&file) {
-            Some(provider) => match self.key_store()? {
-                Some(keys) => keys.has_key(provider).map_err(keychain_error)?,
-                None => false,
-            },
-            None => false,
+        let keys = self.key_store()?;
+        let api_key_set = match (key_provider(&file), keys.as_ref()) {
+            (Some(provider), Some(keys)) => keys.has_key(provider).map_err(keychain_error)?,
+            _ => false,
+        };
+        let key_storage = match keys.map(|keys| keys.storage()) {
+            Some(KeyStorage::Keychain { .. }) => KeyStorageView::Keychain,
+            Some(KeyStorage::File { .. }) => KeyStorageView::File,
+            None => KeyStorageView::Unavailable,
         };
         Ok(SettingsView {
             settings: input_from_file(&file),
             api_key_set,
+            key_storage,
             presets: ProviderPreset::ALL.into_iter().map(preset_view).collect(),
         })
     }
@@ -164,6 +179,42 @@ impl SettingsService {
             && let Some(keys) = self.key_store()?
         {
             keys.delete_key(provider).map_err(keychain_error)?;
+        }
+        self.view()
+    }
+
+    /// The user confirmed the private key file: creates it (owner-only) when no keychain answers and keeps keys
+    /// there from now on. A no-op when keys can already be stored.
+    pub(crate) fn accept_key_file_fallback(&self) -> Result<SettingsView, CommandError> {
+        {
+            let mut keys = self
+                .inner
+                .keys
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if keys.is_none() {
+                let config_dir = self.inner.config_dir.as_deref().ok_or_else(|| {
+                    CommandError::new(
+                        ErrorKind::Storage,
+                        "This system names no config folder for the key file; set HOME and restart the app.",
+                    )
+                })?;
+                let ready = match (self.inner.open_keys)(config_dir) {
+                    KeyStoreSetup::Ready(ready) => ready,
+                    KeyStoreSetup::NeedsFallbackConsent(offer) => {
+                        offer.accept().map_err(|error| {
+                            CommandError::new(
+                                ErrorKind::Storage,
+                                format!(
+                                    "{error}. Check that the config folder is writable and try again."
+                                ),
+                            )
+                        })?
+                    }
+                };
+                tracing::info!(storage = ?ready.storage(), "key store ready after consent");
+                *keys = Some(Arc::new(ready));
+            }
         }
         self.view()
     }

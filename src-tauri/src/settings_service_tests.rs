@@ -12,7 +12,7 @@ use desktop_host::settings::ApiKey;
 use pretty_assertions::assert_eq;
 
 use crate::command_error::ErrorKind;
-use crate::settings_service::{SettingsInput, SettingsService};
+use crate::settings_service::{KeyStorageView, SettingsInput, SettingsService};
 
 /// Keys in a shared map, so a test can look at what was stored.
 #[derive(Debug, Clone, Default)]
@@ -204,4 +204,60 @@ fn a_key_without_a_preset_that_takes_one_is_refused_as_invalid() {
 
     assert_eq!(error.kind, ErrorKind::Invalid);
     assert!(backend.keys.lock().unwrap().is_empty());
+}
+
+#[test]
+fn without_a_keychain_the_view_says_unavailable_and_nothing_is_written() {
+    let config = tempfile::tempdir().unwrap();
+    let service = without_keychain(config.path());
+
+    let view = service.view().unwrap();
+
+    assert_eq!(view.key_storage, KeyStorageView::Unavailable);
+    assert!(!config.path().join("api-keys.json").exists());
+}
+
+#[test]
+fn with_a_keychain_the_view_says_keychain() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+
+    assert_eq!(
+        service.view().unwrap().key_storage,
+        KeyStorageView::Keychain
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn after_consent_keys_go_to_a_private_file_and_never_into_a_result() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let config = tempfile::tempdir().unwrap();
+    let service = without_keychain(config.path());
+    service.save(&openai_input()).unwrap();
+    let refused = service.set_api_key("sk-test-secret").unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Keychain);
+
+    let accepted = service.accept_key_file_fallback().unwrap();
+    assert_eq!(accepted.key_storage, KeyStorageView::File);
+    assert!(!accepted.api_key_set);
+    let view = service.set_api_key("sk-test-secret").unwrap();
+
+    assert!(view.api_key_set);
+    assert_eq!(view.key_storage, KeyStorageView::File);
+    let file = config.path().join("api-keys.json");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let stored = std::fs::read_to_string(&file).unwrap();
+    assert!(stored.contains("sk-test-secret"));
+    for shown in [
+        serde_json::to_string(&accepted).unwrap(),
+        serde_json::to_string(&view).unwrap(),
+        refused.message,
+    ] {
+        assert!(!shown.contains("sk-test-secret"), "{shown}");
+    }
+    let again = service.accept_key_file_fallback().unwrap();
+    assert!(again.api_key_set, "a second consent keeps the stored key");
 }

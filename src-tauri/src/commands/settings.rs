@@ -60,6 +60,15 @@ pub(crate) async fn delete_api_key(
     off_the_workers(move || service.delete_api_key()).await
 }
 
+/// The user confirmed keeping keys in a private file (no keychain answers); creates it and returns the view.
+#[tauri::command]
+pub(crate) async fn accept_key_file_fallback(
+    service: State<'_, SettingsService>,
+) -> Result<SettingsView, CommandError> {
+    let service = service.inner().clone();
+    off_the_workers(move || service.accept_key_file_fallback()).await
+}
+
 /// Resolves the saved settings and hands them to the open sessions. Settings that do not resolve yet (for
 /// example a key still to be set) are not an error of the save: the next session start reports them.
 fn apply_to_open_conversations(

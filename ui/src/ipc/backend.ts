@@ -61,6 +61,11 @@ export function deleteApiKey(): Promise<SettingsView> {
   return invoke<SettingsView>("delete_api_key");
 }
 
+/** The user confirmed keeping keys in a private file because no keychain answers; the backend creates it. */
+export function acceptKeyFileFallback(): Promise<SettingsView> {
+  return invoke<SettingsView>("accept_key_file_fallback");
+}
+
 /** Any rejection as the contract's `{kind, message}`; a non-conforming rejection becomes `internal`. */
 export function toCommandError(error: unknown): CommandError {
   if (typeof error === "object" && error !== null) {

@@ -209,9 +209,16 @@ export interface SettingsInput {
   language: LanguageSetting;
 }
 
+/**
+ * Where API keys go: the OS keychain, the private 0600 file the user accepted, or nowhere yet (no keychain
+ * answers and the user has not accepted the file; `accept_key_file_fallback` does).
+ */
+export type KeyStorage = "keychain" | "file" | "unavailable";
+
 /** `get_settings` result: the settings plus whether a key is stored; never the key itself. */
 export interface SettingsView extends SettingsInput {
   apiKeySet: boolean;
+  keyStorage: KeyStorage;
   presets: ProviderPreset[];
 }
 

@@ -44,6 +44,7 @@ let settings = {
   systemPrompt: "You are a desktop assistant. Use the tools for facts about this computer; never guess.",
   language: "auto",
   apiKeySet: false,
+  keyStorage: "keychain",
   presets: [
     { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", needsKey: true },
     { id: "anthropic", label: "Anthropic", api: "anthropic-messages", baseUrl: "https://api.anthropic.com", model: "claude-sonnet-4-5", needsKey: true },
@@ -111,6 +112,9 @@ mockIPC((cmd, payload) => {
       return settings;
     case "set_api_key":
       settings = { ...settings, apiKeySet: true };
+      return settings;
+    case "accept_key_file_fallback":
+      settings = { ...settings, keyStorage: "file" };
       return settings;
     case "delete_api_key":
       settings = { ...settings, apiKeySet: false };

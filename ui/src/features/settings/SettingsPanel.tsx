@@ -3,10 +3,17 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
 import { useStrings } from "../../i18n/I18n";
-import { deleteApiKey, getSettings, saveSettings, setApiKey, toCommandError } from "../../ipc/backend";
+import {
+  acceptKeyFileFallback,
+  deleteApiKey,
+  getSettings,
+  saveSettings,
+  setApiKey,
+  toCommandError,
+} from "../../ipc/backend";
 import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from "../../ipc/wire";
 import { CloseIcon } from "../chat/icons";
-import { applyPreset, settingsInput } from "./settings-form";
+import { applyPreset, keySection, settingsInput } from "./settings-form";
 
 interface SettingsPanelProps {
   initial: SettingsView | null;
@@ -85,6 +92,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
 
   const preset = view?.presets.find((candidate) => candidate.id === form?.preset);
   const needsKey = preset?.needsKey ?? true;
+  const section = view === null ? "keychain" : keySection(view);
 
   return (
     <div className="settings-backdrop" onClick={onClose}>
@@ -169,6 +177,26 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 <span className={`key-dot${view.apiKeySet ? " set" : ""}`} aria-hidden="true" />
                 {view.apiKeySet ? strings.keySet : needsKey ? strings.keyNotSet : strings.keyNotNeeded}
               </div>
+              {section === "offerFile" ? (
+                <div className="key-storage-offer" data-testid="key-storage-offer">
+                  <p className="settings-note" role="status">
+                    {strings.keychainUnavailable}
+                  </p>
+                  <button
+                    type="button"
+                    data-testid="accept-key-file"
+                    disabled={busy}
+                    onClick={() => run(acceptKeyFileFallback())}
+                  >
+                    {strings.acceptKeyFile}
+                  </button>
+                </div>
+              ) : null}
+              {section === "file" ? (
+                <p className="settings-note" data-testid="key-storage-file">
+                  {strings.keysInFile}
+                </p>
+              ) : null}
               <div className="key-row">
                 <input
                   data-testid="settings-api-key"
@@ -176,12 +204,13 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                   autoComplete="off"
                   spellCheck={false}
                   placeholder={strings.keyPlaceholder}
+                  disabled={section === "offerFile"}
                   value={keyDraft}
                   onChange={(event) => setKeyDraft(event.target.value)}
                 />
                 <button
                   type="button"
-                  disabled={busy || keyDraft.trim() === ""}
+                  disabled={busy || section === "offerFile" || keyDraft.trim() === ""}
                   onClick={() => run(setApiKey(keyDraft.trim()), () => setKeyDraft(""))}
                 >
                   {view.apiKeySet ? strings.replaceKey : strings.saveKey}

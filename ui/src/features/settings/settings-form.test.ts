@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { SettingsView } from "../../ipc/wire";
-import { applyPreset, settingsInput } from "./settings-form";
+import { applyPreset, keySection, settingsInput } from "./settings-form";
 
 const view: SettingsView = {
   preset: "openai",
@@ -12,6 +12,7 @@ const view: SettingsView = {
   systemPrompt: "Be brief.",
   language: "auto",
   apiKeySet: true,
+  keyStorage: "keychain",
   presets: [
     { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", needsKey: true },
     { id: "ollama", label: "Ollama", api: "openai-completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3", needsKey: false },
@@ -19,6 +20,12 @@ const view: SettingsView = {
 };
 
 describe("settings form", () => {
+  it("offers the private key file only when no keychain answers, and notes the file once accepted", () => {
+    expect(keySection({ keyStorage: "keychain" })).toBe("keychain");
+    expect(keySection({ keyStorage: "unavailable" })).toBe("offerFile");
+    expect(keySection({ keyStorage: "file" })).toBe("file");
+  });
+
   it("edits only what save_settings takes (never the key state or presets)", () => {
     expect(settingsInput(view)).toEqual({
       preset: "openai",

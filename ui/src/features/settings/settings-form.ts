@@ -14,6 +14,21 @@ export function settingsInput(view: SettingsView): SettingsInput {
   };
 }
 
+/** What the API key section shows: the key field, the offer of the private key file, or the field plus a note. */
+export type KeySection = "keychain" | "offerFile" | "file";
+
+/** The key field works only once keys have somewhere to go; without a keychain the user must accept the file. */
+export function keySection(view: Pick<SettingsView, "keyStorage">): KeySection {
+  switch (view.keyStorage) {
+    case "keychain":
+      return "keychain";
+    case "file":
+      return "file";
+    case "unavailable":
+      return "offerFile";
+  }
+}
+
 /** Picking a preset fills its API, base URL and model; the rest of the form stays. */
 export function applyPreset(form: SettingsInput, presets: readonly ProviderPreset[], presetId: string): SettingsInput {
   const preset = presets.find((candidate) => candidate.id === presetId);

@@ -1,0 +1,101 @@
+// @vitest-environment jsdom
+// The settings panel's API key section against a mocked ipc/backend: without a keychain it says so and offers
+// the private key file; the key field works only after the user confirms; with the file it notes where keys are.
+import { act } from "react";
+import { createRoot, type Root } from "react-dom/client";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import type { KeyStorage, SettingsView } from "../../ipc/wire";
+
+const ipc = vi.hoisted(() => ({
+  getSettings: vi.fn(),
+  saveSettings: vi.fn(),
+  setApiKey: vi.fn(),
+  deleteApiKey: vi.fn(),
+  acceptKeyFileFallback: vi.fn(),
+  toCommandError: (error: unknown) => error,
+}));
+vi.mock("../../ipc/backend", () => ipc);
+
+import { SettingsPanel } from "./SettingsPanel";
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+function settingsView(keyStorage: KeyStorage, apiKeySet = false): SettingsView {
+  return {
+    preset: "openai",
+    api: "openai-responses",
+    baseUrl: "https://api.openai.com/v1",
+    model: "gpt-4.1",
+    thinkingLevel: "off",
+    systemPrompt: "",
+    language: "auto",
+    apiKeySet,
+    keyStorage,
+    presets: [
+      { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", needsKey: true },
+    ],
+  };
+}
+
+let container: HTMLDivElement;
+let root: Root;
+
+beforeEach(() => {
+  for (const mock of Object.values(ipc)) if ("mockReset" in mock) mock.mockReset();
+  container = document.createElement("div");
+  document.body.append(container);
+  root = createRoot(container);
+});
+
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+});
+
+async function renderPanel(view: SettingsView) {
+  ipc.getSettings.mockResolvedValue(view);
+  await act(async () => {
+    root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
+  });
+  await act(async () => {
+    await Promise.resolve();
+  });
+}
+
+function byTestId(id: string): HTMLElement | null {
+  return container.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+}
+
+describe("settings panel key storage", () => {
+  it("without a keychain says so, offers the private file, and the key field works only after consent", async () => {
+    await renderPanel(settingsView("unavailable"));
+
+    const keyInput = byTestId("settings-api-key") as HTMLInputElement;
+    expect(byTestId("key-storage-offer")?.textContent).toContain("keychain is not reachable");
+    expect(keyInput.disabled).toBe(true);
+    expect(byTestId("key-storage-file")).toBeNull();
+
+    ipc.acceptKeyFileFallback.mockResolvedValue(settingsView("file"));
+    await act(async () => {
+      byTestId("accept-key-file")?.click();
+    });
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(ipc.acceptKeyFileFallback).toHaveBeenCalledTimes(1);
+    expect(byTestId("key-storage-offer")).toBeNull();
+    expect(byTestId("key-storage-file")?.textContent).toContain("private file");
+    expect((byTestId("settings-api-key") as HTMLInputElement).disabled).toBe(false);
+  });
+
+  it("with the keychain shows neither the offer nor the file note", async () => {
+    await renderPanel(settingsView("keychain", true));
+
+    expect(byTestId("key-storage-offer")).toBeNull();
+    expect(byTestId("key-storage-file")).toBeNull();
+    expect((byTestId("settings-api-key") as HTMLInputElement).disabled).toBe(false);
+    expect(ipc.acceptKeyFileFallback).not.toHaveBeenCalled();
+  });
+});
