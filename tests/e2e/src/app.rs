@@ -10,9 +10,14 @@ use tempfile::TempDir;
 
 use crate::E2eError;
 use crate::driver::TauriDriver;
+use crate::process;
 
 /// How long a test waits for an element to appear before failing.
 const ELEMENT_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a killed app may take to disappear from the process table.
+const EXIT_DEADLINE: Duration = Duration::from_secs(10);
+/// How often [`AppUnderTest::kill`] looks whether the app is gone.
+const EXIT_POLL: Duration = Duration::from_millis(50);
 
 /// What to start the app with. `Default` is a fresh, empty app.
 #[derive(Debug, Clone, Default)]
@@ -45,14 +50,20 @@ pub struct AppUnderTest {
 impl AppUnderTest {
     /// Starts tauri-driver and the app, and opens a session on the app's main window.
     pub async fn launch(options: LaunchOptions) -> Result<Self, E2eError> {
-        let application = app_binary();
-        if !application.is_file() {
-            return Err(E2eError::AppMissing(application));
-        }
         let home = tempfile::Builder::new()
             .prefix("pi-desktop-e2e-home-")
             .tempdir()
             .map_err(E2eError::io("cannot create a home folder for the app"))?;
+        Self::launch_in(home, options).await
+    }
+
+    /// Like [`AppUnderTest::launch`], but in an existing home, for example the one [`AppUnderTest::kill`]
+    /// returned: the app starts again on the data an earlier launch left there.
+    pub async fn launch_in(home: TempDir, options: LaunchOptions) -> Result<Self, E2eError> {
+        let application = app_binary();
+        if !application.is_file() {
+            return Err(E2eError::AppMissing(application));
+        }
         let mut envs = isolated_home_envs(home.path());
         envs.extend(options.envs);
         let driver_started = Instant::now();
@@ -152,6 +163,46 @@ impl AppUnderTest {
         std::fs::write(&path, png)
             .map_err(E2eError::io(format!("cannot write {}", path.display())))?;
         Ok(path)
+    }
+
+    /// The PID of the app process (tauri-driver started it; it is the `pi-desktop` with this home).
+    pub fn app_pid(&self) -> Result<i32, E2eError> {
+        process::app_pid(self.home.path()).ok_or_else(|| E2eError::AppProcessNotFound {
+            home: self.home.path().to_path_buf(),
+        })
+    }
+
+    /// Kills the app with SIGKILL, as a crash would, waits until it is gone, then ends the WebDriver
+    /// session and stops tauri-driver. Returns the home, so the app can be started again on its data
+    /// with [`AppUnderTest::launch_in`].
+    pub async fn kill(self) -> Result<TempDir, E2eError> {
+        let pid = self.app_pid()?;
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .map_err(|source| E2eError::AppKill { pid, source })?;
+        let started = Instant::now();
+        while process::is_running(pid) {
+            if started.elapsed() > EXIT_DEADLINE {
+                return Err(E2eError::AppStillRunning {
+                    pid,
+                    seconds: EXIT_DEADLINE.as_secs(),
+                });
+            }
+            tokio::time::sleep(EXIT_POLL).await;
+        }
+        let Self {
+            client,
+            mut driver,
+            home,
+            ..
+        } = self;
+        // The browser behind the session is gone, so WebKitWebDriver may answer the delete with an
+        // error; the session is ended either way, and the driver must still be stopped.
+        let _ended = client.close().await;
+        driver.stop()?;
+        Ok(home)
     }
 
     /// Ends the WebDriver session (which closes the app) and stops tauri-driver.

@@ -33,6 +33,19 @@ pub enum E2eError {
     /// A WebDriver command failed (boxed: fantoccini's errors are large).
     #[error("webdriver command failed: {0}")]
     WebDriver(Box<fantoccini::error::CmdError>),
+    /// No `pi-desktop` process with this home is running.
+    #[error("no running pi-desktop process has HOME={}", home.display())]
+    AppProcessNotFound { home: PathBuf },
+    /// The app process could not be signalled.
+    #[error("cannot kill the app (pid {pid}): {source}")]
+    AppKill {
+        pid: i32,
+        #[source]
+        source: nix::errno::Errno,
+    },
+    /// The app process was still there long after SIGKILL.
+    #[error("the app (pid {pid}) was still running {seconds} s after SIGKILL")]
+    AppStillRunning { pid: i32, seconds: u64 },
     /// Stopping `tauri-driver` failed.
     #[error("cannot stop tauri-driver (pid {pid}): {source}")]
     DriverStop {

@@ -4,7 +4,8 @@
 //! `WebKitWebDriver`, which starts the app; the test then drives the window over WebDriver with
 //! [`fantoccini`]. Each app gets a fresh home for its data, config and logs, so tests never touch the
 //! user's files or each other. [`AppUnderTest::close`] ends the session and stops the driver with
-//! SIGTERM (a SIGKILLed driver leaves `WebKitWebDriver` holding its port).
+//! SIGTERM (a SIGKILLed driver leaves `WebKitWebDriver` holding its port). [`AppUnderTest::kill`] SIGKILLs
+//! the app itself, as a crash would, and returns its home for [`AppUnderTest::launch_in`].
 //!
 //! The tests themselves live in `tests/e2e.rs` and only build with the `e2e` feature; they need a
 //! display (`xvfb-run`), `tauri-driver`, `WebKitWebDriver` and a binary built with the UI embedded
@@ -18,6 +19,7 @@
 mod app;
 mod driver;
 mod error;
+mod process;
 
 pub use app::{AppUnderTest, LaunchOptions, LaunchTimings};
 pub use error::E2eError;

@@ -15,5 +15,8 @@ mod support;
 // A conversation against a scripted model: tools, Stop, provider errors, hostile model output.
 mod chat;
 
+// A crash (SIGKILL) while an answer streams, and the restart on the same data.
+mod crash;
+
 // The first window: layout, idle state, the composer.
 mod window;

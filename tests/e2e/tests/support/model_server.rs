@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
 /// One scripted answer.
@@ -19,6 +19,8 @@ pub(crate) enum Reply {
     Stream(Vec<Value>),
     /// Streams these chunk objects, then keeps the connection open until the client closes it.
     Hold(Vec<Value>),
+    /// Streams these chunk objects, then every chunk given to [`ModelServer::feed`], until the client closes.
+    Feed(Vec<Value>),
     /// Answers with this HTTP status and JSON body (no stream).
     Status(u16, Value),
 }
@@ -28,6 +30,7 @@ pub(crate) struct ModelServer {
     base_url: String,
     requests: Arc<Mutex<Vec<Value>>>,
     closed_by_client: Arc<Notify>,
+    feed: mpsc::UnboundedSender<Value>,
     task: JoinHandle<()>,
 }
 
@@ -41,6 +44,8 @@ struct Shared {
     requests: Arc<Mutex<Vec<Value>>>,
     replies: Mutex<VecDeque<Reply>>,
     closed_by_client: Arc<Notify>,
+    /// Chunks for the stream of a [`Reply::Feed`] (one such stream at a time).
+    fed: tokio::sync::Mutex<mpsc::UnboundedReceiver<Value>>,
 }
 
 impl ModelServer {
@@ -50,10 +55,12 @@ impl ModelServer {
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let closed_by_client = Arc::new(Notify::new());
+        let (feed, fed) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             requests: Arc::clone(&requests),
             replies: Mutex::new(VecDeque::from(replies)),
             closed_by_client: Arc::clone(&closed_by_client),
+            fed: tokio::sync::Mutex::new(fed),
         });
         let task = tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
@@ -67,6 +74,7 @@ impl ModelServer {
             base_url,
             requests,
             closed_by_client,
+            feed,
             task,
         }
     }
@@ -92,6 +100,11 @@ impl ModelServer {
     /// The JSON bodies of the chat requests received so far.
     pub(crate) fn requests(&self) -> Vec<Value> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// Sends one more chunk down the open stream of a [`Reply::Feed`] (queued until that stream starts).
+    pub(crate) fn feed(&self, chunk: Value) {
+        self.feed.send(chunk).unwrap();
     }
 
     /// Resolves once a client closed a held-open stream (also if it closed before this is called).
@@ -121,7 +134,7 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> std::io::Result<()> {
             replies.front().cloned()
         }
     };
-    let (chunks, hold_open) = match reply {
+    let (chunks, hold_open, fed) = match reply {
         None => {
             let error = json!({"error": {"message": "no scripted reply", "type": "test_server"}});
             return write_status(&mut socket, 500, &error).await;
@@ -129,8 +142,9 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> std::io::Result<()> {
         Some(Reply::Status(status, error)) => {
             return write_status(&mut socket, status, &error).await;
         }
-        Some(Reply::Stream(chunks)) => (chunks, false),
-        Some(Reply::Hold(chunks)) => (chunks, true),
+        Some(Reply::Stream(chunks)) => (chunks, false, false),
+        Some(Reply::Hold(chunks)) => (chunks, true, false),
+        Some(Reply::Feed(chunks)) => (chunks, true, true),
     };
     socket
         .write_all(
@@ -143,6 +157,27 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> std::io::Result<()> {
             .write_all(format!("data: {chunk}\n\n").as_bytes())
             .await?;
         socket.flush().await?;
+    }
+    if fed {
+        let mut fed = shared.fed.lock().await;
+        let mut rest = [0_u8; 1024];
+        loop {
+            tokio::select! {
+                read = socket.read(&mut rest) => {
+                    if !matches!(read, Ok(read) if read > 0) {
+                        break;
+                    }
+                }
+                Some(chunk) = fed.recv() => {
+                    let sent = socket.write_all(format!("data: {chunk}\n\n").as_bytes()).await;
+                    if sent.is_err() || socket.flush().await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        shared.closed_by_client.notify_one();
+        return Ok(());
     }
     if hold_open {
         // The client sends nothing more: a read returns 0 (or fails) once it closed the connection.
@@ -237,6 +272,11 @@ pub(crate) fn unfinished_text_chunks(parts: &[&str]) -> Vec<Value> {
             .map(|part| chunk(json!({"content": part}), None)),
     );
     chunks
+}
+
+/// One text delta, for [`ModelServer::feed`].
+pub(crate) fn text_delta(text: &str) -> Value {
+    chunk(json!({"content": text}), None)
 }
 
 /// A complete text response streaming `parts`.
