@@ -71,6 +71,20 @@ pub async fn run_agent_loop(
     cancel: CancellationToken,
     stream_fn: StreamFn,
 ) -> Result<Vec<AgentMessage>, AgentLoopError> {
+    let run = start_with_prompts(prompts, context, config, emit, cancel, stream_fn).await?;
+    run.run(true).await
+}
+
+/// Emits `agent_start`, `turn_start` and the prompt messages, and returns the loop ready to run with the
+/// prompts appended to its own copy of the context.
+async fn start_with_prompts(
+    prompts: Vec<AgentMessage>,
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Arc<dyn AgentEventSink>,
+    cancel: CancellationToken,
+    stream_fn: StreamFn,
+) -> Result<LoopRun, AgentLoopError> {
     let mut context = context;
     context.messages.extend(prompts.iter().cloned());
     emit.emit_owned(AgentEvent::AgentStart).await?;
@@ -85,15 +99,14 @@ pub async fn run_agent_loop(
         })
         .await?;
     }
-    let run = LoopRun {
+    Ok(LoopRun {
         context,
         config,
         emit,
         cancel,
         stream_fn,
         new_messages: prompts,
-    };
-    run.run(true).await
+    })
 }
 
 /// Continues from an existing context without a new prompt: the last message must not be an assistant message
@@ -129,28 +142,7 @@ pub(crate) async fn run_agent_loop_without_initial_steering(
     cancel: CancellationToken,
     stream_fn: StreamFn,
 ) -> Result<Vec<AgentMessage>, AgentLoopError> {
-    let mut context = context;
-    context.messages.extend(prompts.iter().cloned());
-    emit.emit_owned(AgentEvent::AgentStart).await?;
-    emit.emit_owned(AgentEvent::TurnStart).await?;
-    for prompt in &prompts {
-        emit.emit_owned(AgentEvent::MessageStart {
-            message: prompt.clone(),
-        })
-        .await?;
-        emit.emit_owned(AgentEvent::MessageEnd {
-            message: prompt.clone(),
-        })
-        .await?;
-    }
-    let run = LoopRun {
-        context,
-        config,
-        emit,
-        cancel,
-        stream_fn,
-        new_messages: prompts,
-    };
+    let run = start_with_prompts(prompts, context, config, emit, cancel, stream_fn).await?;
     run.run(false).await
 }
 
