@@ -489,7 +489,7 @@ async fn run(
         "{}/v1/messages?beta=true",
         model.base_url.trim_end_matches('/')
     );
-    let Some(response) = common::send_request(
+    let Some(mut events) = common::open_event_stream(
         &client,
         &model,
         &options,
@@ -503,8 +503,6 @@ async fn run(
     else {
         return;
     };
-    output.start();
-    let mut events = common::events(response, &options);
     let mut state = State::default();
     let mut saw_start = false;
     let mut saw_stop = false;

@@ -172,12 +172,14 @@ pub(crate) fn merge_headers(
     merged
 }
 
-/// Sends the request; on failure ends `output` with the error and returns `None`.
+/// Sends the request and, once the response arrived, pushes `start` and returns its SSE events, bounded by the
+/// idle timeout and the cancellation token. pi starts a response only after the HTTP response arrived, so a
+/// failed request ends `output` with the error (and no `start`) and returns `None`.
 #[allow(
     clippy::too_many_arguments,
     reason = "one call site per adapter; a struct would only rename them"
 )]
-pub(crate) async fn send_request(
+pub(crate) async fn open_event_stream(
     client: &reqwest::Client,
     model: &Model,
     options: &SimpleStreamOptions,
@@ -186,7 +188,7 @@ pub(crate) async fn send_request(
     body: &Value,
     label: &str,
     output: &mut Output,
-) -> Option<reqwest::Response> {
+) -> Option<SseEvents> {
     let cancel = token(options);
     let request = PostRequest {
         url: url.to_string(),
@@ -216,7 +218,8 @@ pub(crate) async fn send_request(
                     model,
                 );
             }
-            Some(response)
+            output.start();
+            Some(events(response, options))
         }
         Err(failure) => {
             let aborted = options.is_cancelled();
@@ -233,7 +236,7 @@ pub(crate) fn token(options: &SimpleStreamOptions) -> CancellationToken {
 }
 
 /// SSE events of a successful response, bounded by the idle timeout and the cancellation token.
-pub(crate) fn events(response: reqwest::Response, options: &SimpleStreamOptions) -> SseEvents {
+fn events(response: reqwest::Response, options: &SimpleStreamOptions) -> SseEvents {
     SseEvents::new(
         response,
         token(options),

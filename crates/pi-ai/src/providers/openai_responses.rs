@@ -505,7 +505,7 @@ async fn run(
     }
     let headers = common::merge_headers(headers, &model, &options);
     let url = format!("{}/responses", model.base_url.trim_end_matches('/'));
-    let Some(response) = common::send_request(
+    let Some(mut events) = common::open_event_stream(
         &client,
         &model,
         &options,
@@ -519,8 +519,6 @@ async fn run(
     else {
         return;
     };
-    output.start();
-    let mut events = common::events(response, &options);
     let mut state = State::default();
     loop {
         let event = match events.next().await {
