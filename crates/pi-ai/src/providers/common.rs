@@ -12,12 +12,12 @@ use tokio_util::sync::CancellationToken;
 use super::error_message;
 use super::http::{self, PostRequest, SendPolicy};
 use super::output::Output;
-use super::sse::SseEvents;
+use super::sse::{LineBreaks, SseEvents};
 use crate::context::{Context, Tool};
 use crate::event::{AssistantMessageEvent, ErrorReason};
 use crate::event_stream::{AssistantMessageEventStream, assistant_message_channel};
 use crate::message::{AssistantMessage, StopReason};
-use crate::model::{Model, ModelThinkingLevel};
+use crate::model::{Api, Model, ModelThinkingLevel};
 use crate::options::{CacheRetention, ResponseInfo, SimpleStreamOptions};
 
 /// Time allowed until the response head arrives when the options set none (the provider SDKs' default).
@@ -219,7 +219,7 @@ pub(crate) async fn open_event_stream(
                 );
             }
             output.start();
-            Some(events(response, options))
+            Some(events(response, model, options))
         }
         Err(failure) => {
             let aborted = options.is_cancelled();
@@ -236,9 +236,16 @@ pub(crate) fn token(options: &SimpleStreamOptions) -> CancellationToken {
 }
 
 /// SSE events of a successful response, bounded by the idle timeout and the cancellation token.
-fn events(response: reqwest::Response, options: &SimpleStreamOptions) -> SseEvents {
+fn events(response: reqwest::Response, model: &Model, options: &SimpleStreamOptions) -> SseEvents {
+    // pi parses Anthropic's SSE by hand and the OpenAI APIs with the OpenAI SDK's parser.
+    let line_breaks = if model.api == Api::ANTHROPIC_MESSAGES {
+        LineBreaks::SplitCrLfAcrossReads
+    } else {
+        LineBreaks::Standard
+    };
     SseEvents::new(
         response,
+        line_breaks,
         token(options),
         Some(options.base.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT)),
     )

@@ -125,6 +125,9 @@ pub(crate) fn stream_failure(label: &str, failure: &SseFailure) -> String {
 
 /// Unparsable JSON in a data line.
 pub(crate) fn invalid_json(label: &str, error: &serde_json::Error, data: &str) -> String {
+    if data.is_empty() {
+        return format!("{label} sent an event without data");
+    }
     let mut shown: String = data.chars().take(200).collect();
     if shown.len() < data.len() {
         shown.push('…');
@@ -166,5 +169,16 @@ mod tests {
         let text = body_message(&body);
         assert!(text.contains("[truncated"));
         assert!(text.len() < 4100);
+    }
+
+    #[test]
+    fn an_event_without_data_says_so_instead_of_quoting_nothing() {
+        let error = serde_json::from_str::<serde_json::Value>("").unwrap_err();
+        assert_eq!(
+            invalid_json("Anthropic", &error, ""),
+            "Anthropic sent an event without data"
+        );
+        let error = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        assert!(invalid_json("Anthropic", &error, "{").ends_with("): {"));
     }
 }

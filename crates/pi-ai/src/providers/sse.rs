@@ -43,6 +43,17 @@ enum BodyError {
 
 type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>>;
 
+/// How a CR that ends one body read and an LF that starts the next are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineBreaks {
+    /// As the SSE specification says: together they are one line break.
+    Standard,
+    /// As pi-ai 0.85.1's Anthropic parser takes them: the CR ends the line and the LF is a blank line of its
+    /// own, which dispatches the event being read without its data (so it then fails to parse). The
+    /// provider-conformance suite requires pi's stop reason for this case; Anthropic itself sends LF only.
+    SplitCrLfAcrossReads,
+}
+
 /// Events of one response body. Dropping it drops the response and so closes the connection.
 pub(crate) struct SseEvents {
     inner: SseByteStream<ByteStream>,
@@ -54,6 +65,7 @@ impl SseEvents {
     /// Wraps a response. `idle` bounds the silence between two body reads.
     pub(crate) fn new(
         response: reqwest::Response,
+        line_breaks: LineBreaks,
         cancel: CancellationToken,
         idle: Option<Duration>,
     ) -> Self {
@@ -61,20 +73,26 @@ impl SseEvents {
             response
                 .bytes_stream()
                 .map(|r| r.map_err(|e| transport_text(&e))),
+            line_breaks,
             cancel,
             idle,
         )
     }
 
-    /// Wraps any byte stream (benchmarks and unit tests feed bytes directly).
-    pub(crate) fn from_bytes<S>(bytes: S, cancel: CancellationToken, idle: Option<Duration>) -> Self
+    /// Wraps any byte stream (unit tests feed bytes directly).
+    pub(crate) fn from_bytes<S>(
+        bytes: S,
+        line_breaks: LineBreaks,
+        cancel: CancellationToken,
+        idle: Option<Duration>,
+    ) -> Self
     where
         S: Stream<Item = Result<Bytes, String>> + Send + 'static,
     {
         let bytes = Box::pin(bytes);
-        let timed: ByteStream = Box::pin(futures_util::stream::unfold(
-            Some(bytes),
-            move |state| async move {
+        let mut previous_ended_in_cr = false;
+        let timed: ByteStream = Box::pin(
+            futures_util::stream::unfold(Some(bytes), move |state| async move {
                 let mut bytes = state?;
                 let next = match idle {
                     Some(limit) => match tokio::time::timeout(limit, bytes.next()).await {
@@ -87,8 +105,24 @@ impl SseEvents {
                     Ok(chunk) => Some((Ok(chunk), Some(bytes))),
                     Err(text) => Some((Err(BodyError::Transport(text)), None)),
                 }
-            },
-        ));
+            })
+            .map(move |read| {
+                let chunk = read?;
+                if line_breaks == LineBreaks::Standard {
+                    return Ok(chunk);
+                }
+                let split = previous_ended_in_cr && chunk.first() == Some(&b'\n');
+                previous_ended_in_cr = chunk.last() == Some(&b'\r');
+                if !split {
+                    return Ok(chunk);
+                }
+                // A CR before the LF turns the LF into a blank line of its own for a standard parser.
+                let mut widened = Vec::with_capacity(chunk.len() + 1);
+                widened.push(b'\r');
+                widened.extend_from_slice(&chunk);
+                Ok(Bytes::from(widened))
+            }),
+        );
         Self {
             inner: SseByteStream::new(timed),
             cancel,
@@ -135,4 +169,65 @@ pub(crate) fn transport_text(error: &reqwest::Error) -> String {
         text.push_str(&inner);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn events_of(chunks: &[&str], line_breaks: LineBreaks) -> Vec<SseEvent> {
+        let reads: Vec<Result<Bytes, String>> = chunks
+            .iter()
+            .map(|c| Ok(Bytes::copy_from_slice(c.as_bytes())))
+            .collect();
+        let mut events = SseEvents::from_bytes(
+            futures_util::stream::iter(reads),
+            line_breaks,
+            CancellationToken::new(),
+            None,
+        );
+        let mut out = Vec::new();
+        while let Some(event) = events.next().await.unwrap() {
+            out.push(event);
+        }
+        out
+    }
+
+    fn event(name: &str, data: &str) -> SseEvent {
+        SseEvent {
+            event: Some(name.to_string()),
+            data: data.to_string(),
+        }
+    }
+
+    const SPLIT: [&str; 2] = [
+        "event: delta\r",
+        "\ndata: {\"n\":1}\r\n\r\nevent: stop\r\ndata: {}\r\n\r\n",
+    ];
+
+    #[tokio::test]
+    async fn a_crlf_split_across_reads_is_one_line_break_by_the_standard() {
+        assert_eq!(
+            events_of(&SPLIT, LineBreaks::Standard).await,
+            vec![event("delta", r#"{"n":1}"#), event("stop", "{}")]
+        );
+    }
+
+    #[tokio::test]
+    async fn pis_anthropic_line_breaks_dispatch_the_event_without_its_data() {
+        let events = events_of(&SPLIT, LineBreaks::SplitCrLfAcrossReads).await;
+        assert_eq!(events.first(), Some(&event("delta", "")));
+        assert_eq!(events.last(), Some(&event("stop", "{}")));
+    }
+
+    #[tokio::test]
+    async fn crlf_within_one_read_is_one_line_break_either_way() {
+        let body = ["event: delta\r\ndata: {}\r\n\r\n"];
+        for line_breaks in [LineBreaks::Standard, LineBreaks::SplitCrLfAcrossReads] {
+            assert_eq!(
+                events_of(&body, line_breaks).await,
+                vec![event("delta", "{}")]
+            );
+        }
+    }
 }

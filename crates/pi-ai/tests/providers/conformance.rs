@@ -8,18 +8,6 @@ use serde_json::Value;
 
 use crate::support::{fixture_run, trace_compare};
 
-/// Fixtures where we deliberately differ from pi-ai 0.85.1 even in the stopReason, with the reason.
-///
-/// `crlf_split_between_cr_lf`: a CR and its LF arrive in two reads; pi's hand-written Anthropic SSE parser takes
-/// the lone CR as a line end and the LF as a blank line, dispatches an event without data and fails the whole
-/// response. The SSE specification (and the OpenAI SDK pi uses for the other APIs) treats CR LF as one line end,
-/// and so do we: the answer completes with `stop`. The oracle lists the fixture as a pi defect but still
-/// requires pi's stopReason, which would mean reproducing the bug.
-const ACCEPTED_DEVIATIONS: [(&str, &str); 1] = [(
-    "anthropic-messages/crlf_split_between_cr_lf",
-    "pi fails on a CR/LF pair split across reads; we parse it as the SSE spec says",
-)];
-
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/provider-conformance")
 }
@@ -50,7 +38,6 @@ async fn every_fixture_is_conformant() {
     let total = results.len();
     let mut problems = Vec::new();
     let mut exact = 0;
-    let mut deviations = 0;
     for (id, trace) in results {
         let actual = match trace {
             Ok(trace) => trace,
@@ -62,25 +49,15 @@ async fn every_fixture_is_conformant() {
         let expected_path = root.join("expected").join(format!("{id}.trace.json"));
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
-        if let Some((_, why)) = ACCEPTED_DEVIATIONS.iter().find(|(name, _)| *name == id) {
-            // Our behaviour there is checked directly: the whole answer, ended normally.
-            assert_eq!(actual["message"]["stopReason"], "stop", "{id} ({why})");
-            assert_eq!(
-                actual["message"]["content"][0]["text"], "Split CRLF",
-                "{id} ({why})"
-            );
-            deviations += 1;
-        } else if let Some(problem) = trace_compare::conformance(&id, &expected, &actual) {
+        if let Some(problem) = trace_compare::conformance(&id, &expected, &actual) {
             problems.push(format!("{id}: {problem}"));
         }
         if trace_compare::exact(&expected, &actual) {
             exact += 1;
         }
     }
-    let conformant = total - problems.len() - deviations;
-    eprintln!(
-        "provider conformance: conformant {conformant}/{total}; exact {exact}/{total}; accepted deviations {deviations}"
-    );
+    let conformant = total - problems.len();
+    eprintln!("provider conformance: conformant {conformant}/{total}; exact {exact}/{total}");
     assert!(
         problems.is_empty(),
         "non-conformant fixtures:\n{}",
