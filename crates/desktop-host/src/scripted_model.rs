@@ -53,7 +53,7 @@ impl ApiProvider for ScriptedModel {
             return stream;
         }
         sender.push(AssistantMessageEvent::Start {
-            partial: message.clone(),
+            partial: message.clone().into(),
         });
         match step {
             ScriptStep::CallTool { name, arguments } => {
@@ -66,7 +66,7 @@ impl ApiProvider for ScriptedModel {
                 )));
                 sender.push(AssistantMessageEvent::ToolcallStart {
                     content_index,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 let tool_call = ToolCall::new(call_id, name, arguments);
                 message.content[content_index] =
@@ -74,17 +74,17 @@ impl ApiProvider for ScriptedModel {
                 sender.push(AssistantMessageEvent::ToolcallDelta {
                     content_index,
                     delta: tool_call.arguments.to_string(),
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 sender.push(AssistantMessageEvent::ToolcallEnd {
                     content_index,
                     tool_call,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 message.stop_reason = StopReason::ToolUse;
                 sender.push(AssistantMessageEvent::Done {
                     reason: DoneReason::ToolUse,
-                    message,
+                    message: message.into(),
                 });
             }
             ScriptStep::Answer(text) => {
@@ -92,7 +92,7 @@ impl ApiProvider for ScriptedModel {
                 message.content.push(Arc::new(AssistantBlock::text("")));
                 sender.push(AssistantMessageEvent::TextStart {
                     content_index,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 let mut so_far = String::new();
                 for word in text.split_inclusive(' ') {
@@ -105,18 +105,18 @@ impl ApiProvider for ScriptedModel {
                     sender.push(AssistantMessageEvent::TextDelta {
                         content_index,
                         delta: word.to_owned(),
-                        partial: message.clone(),
+                        partial: message.clone().into(),
                     });
                 }
                 sender.push(AssistantMessageEvent::TextEnd {
                     content_index,
                     content: so_far,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 message.stop_reason = StopReason::Stop;
                 sender.push(AssistantMessageEvent::Done {
                     reason: DoneReason::Stop,
-                    message,
+                    message: message.into(),
                 });
             }
         }
@@ -129,7 +129,7 @@ fn aborted(mut message: AssistantMessage) -> AssistantMessageEvent {
     message.error_message = Some("Request was aborted".to_owned());
     AssistantMessageEvent::Error {
         reason: ErrorReason::Aborted,
-        error: message,
+        error: message.into(),
     }
 }
 

@@ -39,8 +39,8 @@ pub enum AgentEvent {
     TurnStart,
     /// A turn ended.
     TurnEnd {
-        /// The turn's assistant message.
-        message: AssistantMessage,
+        /// The turn's assistant message (shared with the transcript).
+        message: Arc<AssistantMessage>,
         /// Its tool results, in the assistant's source order.
         tool_results: Vec<ToolResultMessage>,
     },

@@ -257,15 +257,16 @@ pub(crate) fn failure_message(
 
 /// `message_start`, `message_end`, `turn_end`, `agent_end` for a failure message.
 pub(crate) fn failure_events(message: AssistantMessage) -> [AgentEvent; 4] {
+    let message = Arc::new(message);
     [
         AgentEvent::MessageStart {
-            message: AgentMessage::Assistant(message.clone()),
+            message: AgentMessage::Assistant(Arc::clone(&message)),
         },
         AgentEvent::MessageEnd {
-            message: AgentMessage::Assistant(message.clone()),
+            message: AgentMessage::Assistant(Arc::clone(&message)),
         },
         AgentEvent::TurnEnd {
-            message: message.clone(),
+            message: Arc::clone(&message),
             tool_results: Vec::new(),
         },
         AgentEvent::AgentEnd {
@@ -286,7 +287,7 @@ struct LoopRun {
 
 /// The previous turn, kept for `prepare_next_turn`.
 struct LastTurn {
-    message: AssistantMessage,
+    message: Arc<AssistantMessage>,
     tool_results: Vec<pi_ai::ToolResultMessage>,
 }
 
@@ -353,7 +354,7 @@ impl LoopRun {
 
                 let message = self.stream_assistant_response().await?;
                 self.new_messages
-                    .push(AgentMessage::Assistant(message.clone()));
+                    .push(AgentMessage::Assistant(Arc::clone(&message)));
                 if message.stop_reason.is_failure() {
                     self.emit(AgentEvent::TurnEnd {
                         message,
@@ -397,7 +398,7 @@ impl LoopRun {
                 }
 
                 self.emit(AgentEvent::TurnEnd {
-                    message: message.clone(),
+                    message: Arc::clone(&message),
                     tool_results: tool_results.clone(),
                 })
                 .await?;
@@ -467,7 +468,7 @@ impl LoopRun {
     }
 
     /// Spec 3.3: one request, its events turned into `message_*` events; returns the final assistant message.
-    async fn stream_assistant_response(&mut self) -> Result<AssistantMessage, AgentLoopError> {
+    async fn stream_assistant_response(&mut self) -> Result<Arc<AssistantMessage>, AgentLoopError> {
         let messages = match &self.config.transform_context {
             Some(transform) => {
                 guard_hook(
@@ -512,10 +513,10 @@ impl LoopRun {
     async fn consume_stream(
         &mut self,
         mut stream: AssistantMessageEventStream,
-    ) -> Result<AssistantMessage, AgentLoopError> {
+    ) -> Result<Arc<AssistantMessage>, AgentLoopError> {
         let mut partial_index: Option<usize> = None;
-        // The last start/update event, kept (shared) so an abandoned stream can be finalized from its partial.
-        let mut last_event: Option<Arc<AgentEvent>> = None;
+        // The last partial, shared with its event, so an abandoned stream can be finalized from it.
+        let mut last_partial: Option<Arc<AssistantMessage>> = None;
         let mut abandon_at: Option<Instant> = None;
         let final_message = loop {
             match next_event(
@@ -529,63 +530,68 @@ impl LoopRun {
                 NextEvent::Event(AssistantMessageEvent::Start { partial }) => {
                     self.context
                         .messages
-                        .push(AgentMessage::Assistant(partial.clone()));
+                        .push(AgentMessage::Assistant(Arc::clone(&partial)));
                     partial_index = Some(self.context.messages.len() - 1);
-                    let event = Arc::new(AgentEvent::MessageStart {
-                        message: AgentMessage::Assistant(partial),
-                    });
-                    last_event = Some(Arc::clone(&event));
-                    self.emit.emit(event).await?;
+                    last_partial = Some(Arc::clone(&partial));
+                    self.emit
+                        .emit(Arc::new(AgentEvent::MessageStart {
+                            message: AgentMessage::Assistant(partial),
+                        }))
+                        .await?;
                 }
                 NextEvent::Event(AssistantMessageEvent::Done { message, .. }) => break message,
                 NextEvent::Event(AssistantMessageEvent::Error { error, .. }) => break error,
                 NextEvent::Event(update) => {
                     // Updates before `start` are dropped (spec 3.3). The live context is not refreshed per delta:
-                    // nothing can read it until the final message replaces the partial.
+                    // nothing can read it until the final message replaces the partial. The event's `message` is
+                    // the update's own `partial` (one shared snapshot, as in pi).
                     if partial_index.is_some() {
-                        let event = Arc::new(AgentEvent::MessageUpdate {
-                            message: AgentMessage::Assistant(update.message().clone()),
-                            assistant_message_event: update,
-                        });
-                        last_event = Some(Arc::clone(&event));
-                        self.emit.emit(event).await?;
+                        let partial = Arc::clone(update.shared_message());
+                        last_partial = Some(Arc::clone(&partial));
+                        self.emit
+                            .emit(Arc::new(AgentEvent::MessageUpdate {
+                                message: AgentMessage::Assistant(partial),
+                                assistant_message_event: update,
+                            }))
+                            .await?;
                     }
                 }
                 NextEvent::Ended => match stream.result().await {
-                    Ok(message) => break message,
+                    Ok(message) => break Arc::new(message),
                     Err(_) => {
-                        break self.synthesized_final(
-                            last_partial(last_event.as_deref()),
+                        break Arc::new(self.synthesized_final(
+                            last_partial.as_deref(),
                             STREAM_ENDED_WITHOUT_TERMINAL_EVENT,
-                        );
+                        ));
                     }
                 },
                 NextEvent::Abandoned => {
-                    let mut message = self
-                        .synthesized_final(last_partial(last_event.as_deref()), REQUEST_ABORTED);
+                    let mut message =
+                        self.synthesized_final(last_partial.as_deref(), REQUEST_ABORTED);
                     message.stop_reason = StopReason::Aborted;
-                    break message;
+                    break Arc::new(message);
                 }
             }
         };
+        drop(last_partial);
         match partial_index {
             Some(index) => {
                 if let Some(slot) = self.context.messages.get_mut(index) {
-                    *slot = AgentMessage::Assistant(final_message.clone());
+                    *slot = AgentMessage::Assistant(Arc::clone(&final_message));
                 }
             }
             None => {
                 self.context
                     .messages
-                    .push(AgentMessage::Assistant(final_message.clone()));
+                    .push(AgentMessage::Assistant(Arc::clone(&final_message)));
                 self.emit(AgentEvent::MessageStart {
-                    message: AgentMessage::Assistant(final_message.clone()),
+                    message: AgentMessage::Assistant(Arc::clone(&final_message)),
                 })
                 .await?;
             }
         }
         self.emit(AgentEvent::MessageEnd {
-            message: AgentMessage::Assistant(final_message.clone()),
+            message: AgentMessage::Assistant(Arc::clone(&final_message)),
         })
         .await?;
         Ok(final_message)
@@ -594,10 +600,12 @@ impl LoopRun {
     /// A final message for a stream that never delivered one: the last partial (or an empty message).
     fn synthesized_final(
         &self,
-        partial: Option<AssistantMessage>,
+        partial: Option<&AssistantMessage>,
         error: &str,
     ) -> AssistantMessage {
-        let mut message = partial.unwrap_or_else(|| AssistantMessage::empty(&self.config.model));
+        let mut message = partial
+            .cloned()
+            .unwrap_or_else(|| AssistantMessage::empty(&self.config.model));
         message.stop_reason = if self.cancel.is_cancelled() {
             StopReason::Aborted
         } else {
@@ -606,14 +614,6 @@ impl LoopRun {
         message.error_message = Some(error.to_string());
         message
     }
-}
-
-/// The partial assistant message carried by a start/update event.
-fn last_partial(event: Option<&AgentEvent>) -> Option<AssistantMessage> {
-    event
-        .and_then(AgentEvent::message)
-        .and_then(AgentMessage::as_assistant)
-        .cloned()
 }
 
 /// Awaits the stream function, turning a panic into a stream-function failure.

@@ -5,6 +5,8 @@
 //! typed messages (a malformed one is an error, never silently custom), every other role becomes a
 //! [`CustomMessage`] that keeps all of its keys verbatim.
 
+use std::sync::Arc;
+
 use pi_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::de::Error as _;
 use serde::ser::SerializeMap;
@@ -20,8 +22,9 @@ use serde_json::{Map, Value};
 pub enum AgentMessage {
     /// `role: "user"`.
     User(UserMessage),
-    /// `role: "assistant"`.
-    Assistant(AssistantMessage),
+    /// `role: "assistant"`. Shared: the transcript, the streaming events and the agent state hold the same
+    /// immutable message (a streamed partial is the `partial` of the model event, not a copy).
+    Assistant(Arc<AssistantMessage>),
     /// `role: "toolResult"`.
     ToolResult(ToolResultMessage),
     /// Any other role: an application message the model never sees unless `convert_to_llm` maps it.
@@ -80,7 +83,7 @@ impl AgentMessage {
     pub fn to_llm(&self) -> Option<Message> {
         match self {
             AgentMessage::User(message) => Some(Message::User(message.clone())),
-            AgentMessage::Assistant(message) => Some(Message::Assistant(message.clone())),
+            AgentMessage::Assistant(message) => Some(Message::Assistant((**message).clone())),
             AgentMessage::ToolResult(message) => Some(Message::ToolResult(message.clone())),
             AgentMessage::Custom(_) => None,
         }
@@ -105,6 +108,12 @@ impl From<UserMessage> for AgentMessage {
 
 impl From<AssistantMessage> for AgentMessage {
     fn from(message: AssistantMessage) -> Self {
+        AgentMessage::Assistant(Arc::new(message))
+    }
+}
+
+impl From<Arc<AssistantMessage>> for AgentMessage {
+    fn from(message: Arc<AssistantMessage>) -> Self {
         AgentMessage::Assistant(message)
     }
 }
@@ -125,7 +134,7 @@ impl From<Message> for AgentMessage {
     fn from(message: Message) -> Self {
         match message {
             Message::User(message) => AgentMessage::User(message),
-            Message::Assistant(message) => AgentMessage::Assistant(message),
+            Message::Assistant(message) => AgentMessage::Assistant(Arc::new(message)),
             Message::ToolResult(message) => AgentMessage::ToolResult(message),
         }
     }
@@ -184,7 +193,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
                 .map(AgentMessage::User)
                 .map_err(typed("user")),
             "assistant" => serde_json::from_value(Value::Object(fields))
-                .map(AgentMessage::Assistant)
+                .map(|message| AgentMessage::Assistant(Arc::new(message)))
                 .map_err(typed("assistant")),
             "toolResult" => serde_json::from_value(Value::Object(fields))
                 .map(AgentMessage::ToolResult)

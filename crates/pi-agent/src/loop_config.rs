@@ -121,8 +121,8 @@ pub type MessageSourceFn = Arc<dyn Fn() -> HookFuture<Vec<AgentMessage>> + Send 
 /// What `before_tool_call` sees.
 #[derive(Debug, Clone)]
 pub struct BeforeToolCallContext {
-    /// The assistant message that made the call.
-    pub assistant_message: AssistantMessage,
+    /// The assistant message that made the call (shared with the transcript).
+    pub assistant_message: Arc<AssistantMessage>,
     /// The call as the model sent it (raw arguments).
     pub tool_call: ToolCall,
     /// Validated, coerced arguments (what `execute` receives unless the hook replaces them).
@@ -147,8 +147,8 @@ pub struct BeforeToolCallResult {
 /// What `after_tool_call` sees.
 #[derive(Debug, Clone)]
 pub struct AfterToolCallContext {
-    /// The assistant message that made the call.
-    pub assistant_message: AssistantMessage,
+    /// The assistant message that made the call (shared with the transcript).
+    pub assistant_message: Arc<AssistantMessage>,
     /// The call as the model sent it.
     pub tool_call: ToolCall,
     /// The arguments `execute` received.
@@ -180,8 +180,8 @@ pub struct AfterToolCallResult {
 /// What `should_stop_after_turn` and `prepare_next_turn` see: the turn that just ended.
 #[derive(Debug, Clone)]
 pub struct TurnContext {
-    /// The turn's assistant message.
-    pub message: AssistantMessage,
+    /// The turn's assistant message (shared with the transcript).
+    pub message: Arc<AssistantMessage>,
     /// Its tool results, in source order.
     pub tool_results: Vec<ToolResultMessage>,
     /// The loop's current context.

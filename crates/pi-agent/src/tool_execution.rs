@@ -100,7 +100,7 @@ enum Preparation {
 /// Shared inputs of one batch.
 struct Batch<'a> {
     context: &'a AgentContext,
-    assistant_message: &'a AssistantMessage,
+    assistant_message: &'a Arc<AssistantMessage>,
     config: &'a AgentLoopConfig,
     cancel: &'a CancellationToken,
     emit: &'a Arc<dyn AgentEventSink>,
@@ -119,7 +119,7 @@ fn start_event(tool_call: &ToolCall) -> AgentEvent {
 /// Executes the calls of a non-truncated assistant message (spec 3.4.1–3.4.9).
 pub(crate) async fn execute_tool_calls(
     context: &AgentContext,
-    assistant_message: &AssistantMessage,
+    assistant_message: &Arc<AssistantMessage>,
     tool_calls: Vec<ToolCall>,
     config: &AgentLoopConfig,
     cancel: &CancellationToken,
@@ -318,7 +318,7 @@ impl Batch<'_> {
         };
         if let Some(before) = &self.config.before_tool_call {
             let ctx = BeforeToolCallContext {
-                assistant_message: self.assistant_message.clone(),
+                assistant_message: Arc::clone(self.assistant_message),
                 tool_call: tool_call.clone(),
                 args: args.clone(),
                 context: self.hook_context.clone().unwrap_or_default(),
@@ -412,7 +412,7 @@ impl Batch<'_> {
             };
         };
         let ctx = AfterToolCallContext {
-            assistant_message: self.assistant_message.clone(),
+            assistant_message: Arc::clone(self.assistant_message),
             tool_call: tool_call.clone(),
             args,
             result: result.clone(),

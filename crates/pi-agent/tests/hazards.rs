@@ -36,7 +36,7 @@ fn model() -> Model {
 fn stream_without_terminal_event() -> pi_agent::StreamFn {
     stream_fn(|model: Model, _context, _options| async move {
         let start = AssistantMessageEvent::Start {
-            partial: AssistantMessage::empty(&model),
+            partial: AssistantMessage::empty(&model).into(),
         };
         Ok(AssistantMessageEventStream::from_events(
             futures_util::stream::iter([start]),
@@ -69,7 +69,10 @@ fn tool_then_answer(tool: &'static str) -> pi_agent::StreamFn {
                 DoneReason::Stop
             };
             message.stop_reason = StopReason::from(reason);
-            let done = AssistantMessageEvent::Done { reason, message };
+            let done = AssistantMessageEvent::Done {
+                reason,
+                message: message.into(),
+            };
             Ok(AssistantMessageEventStream::from_events(
                 futures_util::stream::iter([done]),
             ))

@@ -4,6 +4,8 @@
 //! Successful streams emit `start` first and end with exactly one `done`; a failure ends with one `error`,
 //! possibly without `start` (setup, auth and HTTP failures happen before `start`).
 
+use std::sync::Arc;
+
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -62,7 +64,7 @@ pub enum AssistantMessageEvent {
     #[serde(rename = "start")]
     Start {
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A new, empty text block at `content_index`.
     #[serde(rename = "text_start")]
@@ -70,7 +72,7 @@ pub enum AssistantMessageEvent {
         /// Block index in `partial.content`.
         content_index: usize,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// `delta` was appended to the text block.
     #[serde(rename = "text_delta")]
@@ -80,7 +82,7 @@ pub enum AssistantMessageEvent {
         /// Appended text.
         delta: String,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// The text block is complete; `content` is its full text.
     #[serde(rename = "text_end")]
@@ -90,7 +92,7 @@ pub enum AssistantMessageEvent {
         /// Full text of the block.
         content: String,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A new thinking block (redacted thinking may be complete at start).
     #[serde(rename = "thinking_start")]
@@ -98,7 +100,7 @@ pub enum AssistantMessageEvent {
         /// Block index.
         content_index: usize,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// `delta` was appended to the thinking block.
     #[serde(rename = "thinking_delta")]
@@ -108,7 +110,7 @@ pub enum AssistantMessageEvent {
         /// Appended text.
         delta: String,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// The thinking block is complete.
     #[serde(rename = "thinking_end")]
@@ -118,7 +120,7 @@ pub enum AssistantMessageEvent {
         /// Full thinking text of the block.
         content: String,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A new tool call block (id/name usually known; arguments `{}` or provider-specific).
     #[serde(rename = "toolcall_start")]
@@ -126,7 +128,7 @@ pub enum AssistantMessageEvent {
         /// Block index.
         content_index: usize,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// Raw argument JSON text grew by `delta`; the block's arguments hold the best-effort parse.
     #[serde(rename = "toolcall_delta")]
@@ -136,7 +138,7 @@ pub enum AssistantMessageEvent {
         /// Raw JSON text chunk.
         delta: String,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// Arguments are final (parsed, not validated).
     #[serde(rename = "toolcall_end")]
@@ -147,7 +149,7 @@ pub enum AssistantMessageEvent {
         #[serde(with = "crate::content::tagged_tool_call")]
         tool_call: ToolCall,
         /// The response so far.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// Terminal success.
     #[serde(rename = "done")]
@@ -155,7 +157,7 @@ pub enum AssistantMessageEvent {
         /// `stop`, `length`, `toolUse` or `deferred`.
         reason: DoneReason,
         /// The final message.
-        message: AssistantMessage,
+        message: Arc<AssistantMessage>,
     },
     /// Terminal failure.
     #[serde(rename = "error")]
@@ -163,7 +165,7 @@ pub enum AssistantMessageEvent {
         /// `error` or `aborted`.
         reason: ErrorReason,
         /// The final message: partial content, stopReason = reason, errorMessage set.
-        error: AssistantMessage,
+        error: Arc<AssistantMessage>,
     },
 }
 
@@ -188,6 +190,11 @@ impl AssistantMessageEvent {
 
     /// The message this event carries: `partial` for updates, the final message for `done` / `error`.
     pub fn message(&self) -> &AssistantMessage {
+        self.shared_message()
+    }
+
+    /// The same message as [`AssistantMessageEvent::message`], shared: cloning it costs a reference count.
+    pub fn shared_message(&self) -> &Arc<AssistantMessage> {
         match self {
             AssistantMessageEvent::Start { partial }
             | AssistantMessageEvent::TextStart { partial, .. }

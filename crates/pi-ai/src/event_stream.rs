@@ -279,7 +279,7 @@ impl AssistantMessageEventStream {
         };
         sender.push(AssistantMessageEvent::Error {
             reason,
-            error: message,
+            error: Arc::new(message),
         });
         stream
     }

@@ -368,7 +368,8 @@ enum Step {
 struct Playback {
     model: Model,
     message: AssistantMessage,
-    partial: AssistantMessage,
+    /// Shared with the events; mutated in place when no event holds it any more (`Arc::make_mut`).
+    partial: Arc<AssistantMessage>,
     steps: VecDeque<Step>,
     signal: Option<CancellationToken>,
     tokens_per_second: Option<f64>,
@@ -410,7 +411,7 @@ impl Playback {
         Self {
             model,
             message,
-            partial,
+            partial: Arc::new(partial),
             steps,
             signal,
             tokens_per_second,
@@ -451,12 +452,12 @@ impl Playback {
         }
         if self.is_cancelled() {
             self.finished = true;
-            let mut error = self.partial.clone();
+            let mut error = (*self.partial).clone();
             error.stop_reason = StopReason::Aborted;
             error.error_message = Some(ABORTED_MESSAGE.to_owned());
             return Some(AssistantMessageEvent::Error {
                 reason: ErrorReason::Aborted,
-                error,
+                error: Arc::new(error),
             });
         }
         Some(self.apply(step))
@@ -465,16 +466,13 @@ impl Playback {
     fn apply(&mut self, step: Step) -> AssistantMessageEvent {
         match step {
             Step::Start => AssistantMessageEvent::Start {
-                partial: self.partial.clone(),
+                partial: Arc::clone(&self.partial),
             },
             Step::BlockStart(index) => {
                 let Some(block) = self.message.content.get(index) else {
                     return self.finish();
                 };
-                let (empty, event): (
-                    AssistantBlock,
-                    fn(usize, AssistantMessage) -> AssistantMessageEvent,
-                ) = match block.as_ref() {
+                let (empty, event): (AssistantBlock, StartEvent) = match block.as_ref() {
                     AssistantBlock::Text(_) => (
                         AssistantBlock::Text(TextContent::default()),
                         |content_index, partial| AssistantMessageEvent::TextStart {
@@ -505,11 +503,13 @@ impl Playback {
                         )
                     }
                 };
-                self.partial.content.push(Arc::new(empty));
-                event(index, self.partial.clone())
+                Arc::make_mut(&mut self.partial)
+                    .content
+                    .push(Arc::new(empty));
+                event(index, Arc::clone(&self.partial))
             }
             Step::Delta { index, chunk, .. } => {
-                let Some(current) = self.partial.content.get_mut(index) else {
+                let Some(current) = Arc::make_mut(&mut self.partial).content.get_mut(index) else {
                     return self.finish();
                 };
                 match current.as_ref() {
@@ -522,7 +522,7 @@ impl Playback {
                         AssistantMessageEvent::TextDelta {
                             content_index: index,
                             delta: chunk,
-                            partial: self.partial.clone(),
+                            partial: Arc::clone(&self.partial),
                         }
                     }
                     AssistantBlock::Thinking(thinking) => {
@@ -534,26 +534,26 @@ impl Playback {
                         AssistantMessageEvent::ThinkingDelta {
                             content_index: index,
                             delta: chunk,
-                            partial: self.partial.clone(),
+                            partial: Arc::clone(&self.partial),
                         }
                     }
                     // pi's faux provider leaves the arguments at `{}` until the block ends.
                     AssistantBlock::ToolCall(_) => AssistantMessageEvent::ToolcallDelta {
                         content_index: index,
                         delta: chunk,
-                        partial: self.partial.clone(),
+                        partial: Arc::clone(&self.partial),
                     },
                 }
             }
             Step::BlockEnd(index) => {
                 let (Some(finished), Some(slot)) = (
                     self.message.content.get(index),
-                    self.partial.content.get_mut(index),
+                    Arc::make_mut(&mut self.partial).content.get_mut(index),
                 ) else {
                     return self.finish();
                 };
                 *slot = Arc::clone(finished);
-                let partial = self.partial.clone();
+                let partial = Arc::clone(&self.partial);
                 match finished.as_ref() {
                     AssistantBlock::Text(text) => AssistantMessageEvent::TextEnd {
                         content_index: index,
@@ -578,11 +578,15 @@ impl Playback {
 
     fn finish(&mut self) -> AssistantMessageEvent {
         self.finished = true;
-        let message = self.message.clone();
+        let message = Arc::new(self.message.clone());
         match message.stop_reason {
             StopReason::Pending => AssistantMessageEvent::Error {
                 reason: ErrorReason::Error,
-                error: AssistantMessage::failure(&self.model, StopReason::Error, NO_STOP_REASON),
+                error: Arc::new(AssistantMessage::failure(
+                    &self.model,
+                    StopReason::Error,
+                    NO_STOP_REASON,
+                )),
             },
             StopReason::Error => AssistantMessageEvent::Error {
                 reason: ErrorReason::Error,
@@ -611,6 +615,9 @@ impl Playback {
         }
     }
 }
+
+/// Builds a block's `*_start` event from its index and the partial.
+type StartEvent = fn(usize, Arc<AssistantMessage>) -> AssistantMessageEvent;
 
 /// Cycles deterministically through a range of chunk sizes.
 struct ChunkSizes {

@@ -19,13 +19,13 @@ fn message(stop_reason: StopReason) -> AssistantMessage {
 fn done() -> AssistantMessageEvent {
     AssistantMessageEvent::Done {
         reason: DoneReason::Stop,
-        message: message(StopReason::Stop),
+        message: message(StopReason::Stop).into(),
     }
 }
 
 fn start() -> AssistantMessageEvent {
     AssistantMessageEvent::Start {
-        partial: message(StopReason::Pending),
+        partial: message(StopReason::Pending).into(),
     }
 }
 
@@ -72,7 +72,7 @@ async fn result_resolves_without_iterating_and_during_iteration() {
     let pending = stream.result();
     sender.push(AssistantMessageEvent::Error {
         reason: ErrorReason::Aborted,
-        error: message(StopReason::Aborted),
+        error: message(StopReason::Aborted).into(),
     });
     assert_eq!(pending.await.unwrap().stop_reason, StopReason::Aborted);
     assert_eq!(

@@ -224,10 +224,13 @@ mod tests {
     use super::*;
 
     fn text_delta(content_index: usize, delta: &str) -> Arc<AgentEvent> {
-        let partial =
-            AssistantMessage::empty_for(Api::SCRIPTED, "scripted".to_owned(), "m".to_owned());
+        let partial = Arc::new(AssistantMessage::empty_for(
+            Api::SCRIPTED,
+            "scripted".to_owned(),
+            "m".to_owned(),
+        ));
         Arc::new(AgentEvent::MessageUpdate {
-            message: AgentMessage::Assistant(partial.clone()),
+            message: AgentMessage::Assistant(Arc::clone(&partial)),
             assistant_message_event: AssistantMessageEvent::TextDelta {
                 content_index,
                 delta: delta.to_owned(),

@@ -133,7 +133,7 @@ fn agent_events_drive_the_recorder_directly() {
         assistant_message_event: AssistantMessageEvent::TextDelta {
             content_index: 0,
             delta: "He".to_owned(),
-            partial: partial_message,
+            partial: partial_message.into(),
         },
     };
     let answer: AgentMessage = serde_json::from_value(assistant("Hello", "stop")).unwrap();

@@ -69,12 +69,12 @@ fn echo_model(gate: Arc<Semaphore>) -> StreamFn {
             tokio::spawn(async move {
                 let mut message = AssistantMessage::empty(&model);
                 sender.push(AssistantMessageEvent::Start {
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 message.content.push(Arc::new(AssistantBlock::text("")));
                 sender.push(AssistantMessageEvent::TextStart {
                     content_index: 0,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 let mut text = String::new();
                 for delta in ["answer to ".to_owned(), last_user.clone()] {
@@ -83,13 +83,13 @@ fn echo_model(gate: Arc<Semaphore>) -> StreamFn {
                     sender.push(AssistantMessageEvent::TextDelta {
                         content_index: 0,
                         delta,
-                        partial: message.clone(),
+                        partial: message.clone().into(),
                     });
                 }
                 sender.push(AssistantMessageEvent::TextEnd {
                     content_index: 0,
                     content: text,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
                 if last_user.contains("slow") {
                     gate.acquire().await.unwrap().forget();
@@ -97,7 +97,7 @@ fn echo_model(gate: Arc<Semaphore>) -> StreamFn {
                 message.stop_reason = StopReason::Stop;
                 sender.push(AssistantMessageEvent::Done {
                     reason: DoneReason::Stop,
-                    message,
+                    message: message.into(),
                 });
             });
             Ok::<_, StreamFnError>(stream)

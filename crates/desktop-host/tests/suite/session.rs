@@ -47,12 +47,12 @@ fn streaming_text(deltas: Vec<String>) -> StreamFn {
             let (sender, stream) = assistant_message_channel();
             let mut message = AssistantMessage::empty(&model);
             sender.push(AssistantMessageEvent::Start {
-                partial: message.clone(),
+                partial: message.clone().into(),
             });
             message.content.push(Arc::new(AssistantBlock::text("")));
             sender.push(AssistantMessageEvent::TextStart {
                 content_index: 0,
-                partial: message.clone(),
+                partial: message.clone().into(),
             });
             let mut text = String::new();
             for delta in deltas {
@@ -61,18 +61,18 @@ fn streaming_text(deltas: Vec<String>) -> StreamFn {
                 sender.push(AssistantMessageEvent::TextDelta {
                     content_index: 0,
                     delta,
-                    partial: message.clone(),
+                    partial: message.clone().into(),
                 });
             }
             sender.push(AssistantMessageEvent::TextEnd {
                 content_index: 0,
                 content: text,
-                partial: message.clone(),
+                partial: message.clone().into(),
             });
             message.stop_reason = StopReason::Stop;
             sender.push(AssistantMessageEvent::Done {
                 reason: DoneReason::Stop,
-                message,
+                message: message.into(),
             });
             Ok::<_, StreamFnError>(stream)
         }
@@ -85,7 +85,7 @@ fn waiting_until_cancelled() -> StreamFn {
         let (sender, stream) = assistant_message_channel();
         let message = AssistantMessage::empty(&model);
         sender.push(AssistantMessageEvent::Start {
-            partial: message.clone(),
+            partial: message.clone().into(),
         });
         let signal = options.base.signal.clone();
         tokio::spawn(async move {
@@ -97,7 +97,7 @@ fn waiting_until_cancelled() -> StreamFn {
             failed.error_message = Some("Request was aborted".to_owned());
             sender.push(AssistantMessageEvent::Error {
                 reason: ErrorReason::Aborted,
-                error: failed,
+                error: failed.into(),
             });
         });
         Ok::<_, StreamFnError>(stream)

@@ -19,7 +19,7 @@ fn partial_with(blocks: Vec<AssistantBlock>) -> AssistantMessage {
 }
 
 fn update(event: AssistantMessageEvent) -> Value {
-    let message = AgentMessage::Assistant(event.message().clone());
+    let message = AgentMessage::Assistant(Arc::clone(event.shared_message()));
     let envelope = Envelope {
         seq: 7,
         payload: EnvelopePayload::Event(Arc::new(AgentEvent::MessageUpdate {
@@ -36,7 +36,7 @@ fn message_updates_carry_only_the_delta() {
     let envelope = update(AssistantMessageEvent::TextDelta {
         content_index: 0,
         delta: "lo".to_owned(),
-        partial,
+        partial: partial.into(),
     });
     assert_eq!(
         envelope,
@@ -55,7 +55,7 @@ fn start_events_carry_the_new_block() {
     ]);
     let envelope = update(AssistantMessageEvent::ToolcallStart {
         content_index: 1,
-        partial,
+        partial: partial.into(),
     });
     assert_eq!(
         envelope["event"]["assistantMessageEvent"],

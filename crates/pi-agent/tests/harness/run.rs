@@ -124,7 +124,7 @@ fn build_agent(
 ) -> Result<Agent, HarnessError> {
     let spec = &scenario.agent;
     let mut options = AgentOptions::new(scripted_stream_fn(
-        scenario.responses.clone(),
+        Arc::clone(&scenario.responses),
         Arc::clone(recorder),
     ));
     let active: Vec<SharedAgentTool> = match &spec.active_tools {

@@ -2,6 +2,7 @@
 //! clear [`HarnessError`] naming where it is, never a panic or a silently ignored field.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -13,7 +14,8 @@ pub struct Scenario {
     pub name: String,
     pub agent: AgentSpec,
     pub tools: Vec<ToolSpec>,
-    pub responses: Vec<Value>,
+    /// Shared, like node's harness holds the scenario's array: a run takes responses by reference.
+    pub responses: Arc<[Arc<Value>]>,
     pub hooks: Vec<HookSpec>,
     pub driver: Vec<Action>,
     pub omit_partial_messages: bool,
@@ -221,9 +223,9 @@ pub fn parse_scenario(value: &Value) -> Result<Scenario, HarnessError> {
             for (index, response) in responses.iter().enumerate() {
                 validate_response(response, index)?;
             }
-            responses.to_vec()
+            responses.iter().cloned().map(Arc::new).collect()
         }
-        None => Vec::new(),
+        None => Arc::from([]),
     };
     let hooks = object
         .optional_array("hooks")?

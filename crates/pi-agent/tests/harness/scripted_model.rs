@@ -3,15 +3,18 @@
 //! abort token checked before every event.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-use futures_util::stream;
+use futures_util::Stream;
 use pi_agent::{StreamFn, StreamFnError, stream_fn};
 use pi_ai::{
     AssistantBlock, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context,
-    Cost, DoneReason, ErrorReason, Model, SimpleStreamOptions, StopReason, TextContent,
-    ThinkingContent, ToolCall, Usage, parse_streaming_json,
+    Cost, DoneReason, ErrorReason, Model, SimpleStreamOptions, StopReason, ToolCall, Usage,
+    parse_streaming_json,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -23,9 +26,8 @@ use super::trace::{normalize, object};
 const ABORT_ERROR_MESSAGE: &str = "Request was aborted";
 
 /// Builds the scripted stream function over `responses`; every call is logged in `requests`.
-pub fn scripted_stream_fn(responses: Vec<Value>, recorder: Arc<Recorder>) -> StreamFn {
+pub fn scripted_stream_fn(responses: Arc<[Arc<Value>]>, recorder: Arc<Recorder>) -> StreamFn {
     let cursor = Arc::new(Mutex::new((0usize, 0u64)));
-    let responses = Arc::new(responses);
     stream_fn(
         move |model: Model, context: Context, options: SimpleStreamOptions| {
             let signal = options.base.signal.clone().unwrap_or_default();
@@ -58,16 +60,16 @@ pub fn scripted_stream_fn(responses: Vec<Value>, recorder: Arc<Recorder>) -> Str
                     Some(message) => Err(StreamFnError::new(message.as_str().unwrap_or_default())),
                     None => {
                         let effective = response.unwrap_or_else(|| {
-                        if aborted {
-                            serde_json::json!({ "steps": [] })
-                        } else {
-                            serde_json::json!({
-                                "failBeforeStart": format!("scripted model: no response left for request {request_number}")
+                            Arc::new(if aborted {
+                                serde_json::json!({ "steps": [] })
+                            } else {
+                                serde_json::json!({
+                                    "failBeforeStart": format!("scripted model: no response left for request {request_number}")
+                                })
                             })
-                        }
-                    });
-                        Ok(AssistantMessageEventStream::from_events(events(
-                            effective, model, signal,
+                        });
+                        Ok(AssistantMessageEventStream::from_events(Producer::new(
+                            effective, &model, signal,
                         )))
                     }
                 },
@@ -221,227 +223,252 @@ fn compile(response: &Value) -> VecDeque<Op> {
     ops
 }
 
-/// The producer state between pulls.
+/// The producer: one live message, grown in place while no event holds it (`Arc::make_mut`), and handed out
+/// shared as every event's `partial`. It is a [`Stream`] that builds each event synchronously when pulled; only
+/// scripted sleeps and waits for the abort signal suspend it.
 struct Producer {
-    response: Value,
-    output: AssistantMessage,
+    response: Arc<Value>,
+    output: Arc<AssistantMessage>,
     signal: CancellationToken,
     ops: VecDeque<Op>,
     started: bool,
     finished: bool,
     current_index: usize,
     json: String,
+    /// A scripted sleep or wait in progress; the next event is built once it completes.
+    waiting: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
 
-fn events(
-    response: Value,
-    model: Model,
-    signal: CancellationToken,
-) -> impl futures_util::Stream<Item = AssistantMessageEvent> + Send {
-    let mut output = AssistantMessage::empty(&model);
-    if let Some(Value::String(id)) = response.get("responseId") {
-        output.response_id = Some(id.clone());
+/// What one synchronous step of the producer yields.
+enum Step {
+    Event(AssistantMessageEvent),
+    Wait(Pin<Box<dyn Future<Output = ()> + Send>>),
+    End,
+}
+
+impl Stream for Producer {
+    type Item = AssistantMessageEvent;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(waiting) = this.waiting.as_mut() {
+                if waiting.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                this.waiting = None;
+            }
+            match this.step() {
+                Step::Event(event) => return Poll::Ready(Some(event)),
+                Step::End => return Poll::Ready(None),
+                Step::Wait(waiting) => this.waiting = Some(waiting),
+            }
+        }
     }
-    let ops = compile(&response);
-    let producer = Producer {
-        response,
-        output,
-        signal,
-        ops,
-        started: false,
-        finished: false,
-        current_index: 0,
-        json: String::new(),
-    };
-    // Boxed so each pull moves a pointer, not the producer.
-    stream::unfold(Box::new(producer), |mut producer| async move {
-        let event = producer.next_event().await?;
-        Some((event, producer))
-    })
 }
 
 impl Producer {
+    fn new(response: Arc<Value>, model: &Model, signal: CancellationToken) -> Self {
+        let mut output = AssistantMessage::empty(model);
+        if let Some(Value::String(id)) = response.get("responseId") {
+            output.response_id = Some(id.clone());
+        }
+        let ops = compile(&response);
+        Producer {
+            response,
+            output: Arc::new(output),
+            signal,
+            ops,
+            started: false,
+            finished: false,
+            current_index: 0,
+            json: String::new(),
+            waiting: None,
+        }
+    }
+
+    /// The live message, copied first if an event still holds the current version.
+    fn output_mut(&mut self) -> &mut AssistantMessage {
+        Arc::make_mut(&mut self.output)
+    }
+
+    fn partial(&self) -> Arc<AssistantMessage> {
+        Arc::clone(&self.output)
+    }
+
     fn aborted(&mut self) -> AssistantMessageEvent {
         self.finished = true;
-        self.output.stop_reason = StopReason::Aborted;
-        self.output.error_message = Some(ABORT_ERROR_MESSAGE.to_string());
+        let output = self.output_mut();
+        output.stop_reason = StopReason::Aborted;
+        output.error_message = Some(ABORT_ERROR_MESSAGE.to_string());
         AssistantMessageEvent::Error {
             reason: ErrorReason::Aborted,
-            error: self.output.clone(),
+            error: self.partial(),
         }
     }
 
     fn failed(&mut self, message: String) -> AssistantMessageEvent {
         self.finished = true;
-        self.output.stop_reason = StopReason::Error;
-        self.output.error_message = Some(message);
-        self.output.usage = complete_usage(self.response.get("usage"));
+        let usage = complete_usage(self.response.get("usage"));
+        let output = self.output_mut();
+        output.stop_reason = StopReason::Error;
+        output.error_message = Some(message);
+        output.usage = usage;
         AssistantMessageEvent::Error {
             reason: ErrorReason::Error,
-            error: self.output.clone(),
+            error: self.partial(),
         }
     }
 
-    async fn next_event(&mut self) -> Option<AssistantMessageEvent> {
+    fn step(&mut self) -> Step {
         if self.finished {
-            return None;
+            return Step::End;
         }
         if !self.started {
             self.started = true;
             if self.signal.is_cancelled() {
-                return Some(self.aborted());
+                return Step::Event(self.aborted());
             }
             if let Some(message) = self.response.get("failBeforeStart") {
-                return Some(self.failed(message.as_str().unwrap_or_default().to_string()));
+                let message = message.as_str().unwrap_or_default().to_string();
+                return Step::Event(self.failed(message));
             }
-            return Some(AssistantMessageEvent::Start {
-                partial: self.output.clone(),
+            return Step::Event(AssistantMessageEvent::Start {
+                partial: self.partial(),
             });
         }
-        loop {
-            if self.signal.is_cancelled() {
-                return Some(self.aborted());
-            }
-            let Some(op) = self.ops.pop_front() else {
-                return Some(self.finish());
-            };
-            match op {
-                Op::Sleep(ms) => {
+        if self.signal.is_cancelled() {
+            return Step::Event(self.aborted());
+        }
+        let Some(op) = self.ops.pop_front() else {
+            return Step::Event(self.finish());
+        };
+        let event = match op {
+            Op::Sleep(ms) => {
+                let signal = self.signal.clone();
+                return Step::Wait(Box::pin(async move {
                     tokio::select! {
                         () = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                        () = self.signal.cancelled() => {}
+                        () = signal.cancelled() => {}
                     }
-                }
-                Op::WaitForAbort => self.signal.cancelled().await,
-                Op::Fail(message) => return Some(self.failed(message)),
-                Op::TextStart { thinking } => {
-                    let block = if thinking {
-                        AssistantBlock::thinking("")
-                    } else {
-                        AssistantBlock::text("")
-                    };
-                    self.output.content.push(Arc::new(block));
-                    self.current_index = self.output.content.len() - 1;
-                    let (content_index, partial) = (self.current_index, self.output.clone());
-                    return Some(if thinking {
-                        AssistantMessageEvent::ThinkingStart {
-                            content_index,
-                            partial,
-                        }
-                    } else {
-                        AssistantMessageEvent::TextStart {
-                            content_index,
-                            partial,
-                        }
-                    });
-                }
-                Op::TextDelta { thinking, chunk } => {
-                    let index = self.current_index;
-                    if let Some(block) = self.output.content.get_mut(index) {
-                        let grown = match block.as_ref() {
-                            AssistantBlock::Text(text) => AssistantBlock::Text(TextContent {
-                                text: text.text.appended(&chunk),
-                                ..text.clone()
-                            }),
-                            AssistantBlock::Thinking(text) => {
-                                AssistantBlock::Thinking(ThinkingContent {
-                                    thinking: text.thinking.appended(&chunk),
-                                    ..text.clone()
-                                })
-                            }
-                            AssistantBlock::ToolCall(call) => {
-                                AssistantBlock::ToolCall(call.clone())
-                            }
-                        };
-                        *block = Arc::new(grown);
+                }));
+            }
+            Op::WaitForAbort => return Step::Wait(Box::pin(self.signal.clone().cancelled_owned())),
+            Op::Fail(message) => self.failed(message),
+            Op::TextStart { thinking } => {
+                let block = if thinking {
+                    AssistantBlock::thinking("")
+                } else {
+                    AssistantBlock::text("")
+                };
+                let output = self.output_mut();
+                output.content.push(Arc::new(block));
+                let content_index = output.content.len() - 1;
+                self.current_index = content_index;
+                let partial = self.partial();
+                if thinking {
+                    AssistantMessageEvent::ThinkingStart {
+                        content_index,
+                        partial,
                     }
-                    let partial = self.output.clone();
-                    return Some(if thinking {
-                        AssistantMessageEvent::ThinkingDelta {
-                            content_index: index,
-                            delta: chunk,
-                            partial,
-                        }
-                    } else {
-                        AssistantMessageEvent::TextDelta {
-                            content_index: index,
-                            delta: chunk,
-                            partial,
-                        }
-                    });
-                }
-                Op::TextEnd { thinking } => {
-                    let index = self.current_index;
-                    let content = match self.output.content.get(index).map(AsRef::as_ref) {
-                        Some(AssistantBlock::Text(text)) => text.text.to_string(),
-                        Some(AssistantBlock::Thinking(text)) => text.thinking.to_string(),
-                        Some(AssistantBlock::ToolCall(_)) | None => String::new(),
-                    };
-                    let partial = self.output.clone();
-                    return Some(if thinking {
-                        AssistantMessageEvent::ThinkingEnd {
-                            content_index: index,
-                            content,
-                            partial,
-                        }
-                    } else {
-                        AssistantMessageEvent::TextEnd {
-                            content_index: index,
-                            content,
-                            partial,
-                        }
-                    });
-                }
-                Op::ToolStart { id, name } => {
-                    self.json.clear();
-                    let block = ToolCall::new(id, name, Value::Object(serde_json::Map::new()));
-                    self.output
-                        .content
-                        .push(Arc::new(AssistantBlock::ToolCall(block)));
-                    self.current_index = self.output.content.len() - 1;
-                    return Some(AssistantMessageEvent::ToolcallStart {
-                        content_index: self.current_index,
-                        partial: self.output.clone(),
-                    });
-                }
-                Op::ToolDelta { chunk } => {
-                    self.json.push_str(&chunk);
-                    self.set_arguments();
-                    return Some(AssistantMessageEvent::ToolcallDelta {
-                        content_index: self.current_index,
-                        delta: chunk,
-                        partial: self.output.clone(),
-                    });
-                }
-                Op::ToolEnd => {
-                    let tool_call = self.set_arguments();
-                    return Some(AssistantMessageEvent::ToolcallEnd {
-                        content_index: self.current_index,
-                        tool_call,
-                        partial: self.output.clone(),
-                    });
+                } else {
+                    AssistantMessageEvent::TextStart {
+                        content_index,
+                        partial,
+                    }
                 }
             }
-        }
+            Op::TextDelta { thinking, chunk } => {
+                let index = self.current_index;
+                if let Some(block) = self.output_mut().content.get_mut(index) {
+                    match Arc::make_mut(block) {
+                        AssistantBlock::Text(text) => text.text.push_str(&chunk),
+                        AssistantBlock::Thinking(text) => text.thinking.push_str(&chunk),
+                        AssistantBlock::ToolCall(_) => {}
+                    }
+                }
+                let partial = self.partial();
+                if thinking {
+                    AssistantMessageEvent::ThinkingDelta {
+                        content_index: index,
+                        delta: chunk,
+                        partial,
+                    }
+                } else {
+                    AssistantMessageEvent::TextDelta {
+                        content_index: index,
+                        delta: chunk,
+                        partial,
+                    }
+                }
+            }
+            Op::TextEnd { thinking } => {
+                let index = self.current_index;
+                let content = match self.output.content.get(index).map(AsRef::as_ref) {
+                    Some(AssistantBlock::Text(text)) => text.text.to_string(),
+                    Some(AssistantBlock::Thinking(text)) => text.thinking.to_string(),
+                    Some(AssistantBlock::ToolCall(_)) | None => String::new(),
+                };
+                let partial = self.partial();
+                if thinking {
+                    AssistantMessageEvent::ThinkingEnd {
+                        content_index: index,
+                        content,
+                        partial,
+                    }
+                } else {
+                    AssistantMessageEvent::TextEnd {
+                        content_index: index,
+                        content,
+                        partial,
+                    }
+                }
+            }
+            Op::ToolStart { id, name } => {
+                self.json.clear();
+                let block = ToolCall::new(id, name, Value::Object(serde_json::Map::new()));
+                let output = self.output_mut();
+                output
+                    .content
+                    .push(Arc::new(AssistantBlock::ToolCall(block)));
+                self.current_index = output.content.len() - 1;
+                AssistantMessageEvent::ToolcallStart {
+                    content_index: self.current_index,
+                    partial: self.partial(),
+                }
+            }
+            Op::ToolDelta { chunk } => {
+                self.json.push_str(&chunk);
+                self.set_arguments();
+                AssistantMessageEvent::ToolcallDelta {
+                    content_index: self.current_index,
+                    delta: chunk,
+                    partial: self.partial(),
+                }
+            }
+            Op::ToolEnd => {
+                let tool_call = self.set_arguments();
+                AssistantMessageEvent::ToolcallEnd {
+                    content_index: self.current_index,
+                    tool_call,
+                    partial: self.partial(),
+                }
+            }
+        };
+        Step::Event(event)
     }
 
     /// Re-parses the accumulated argument JSON into the current tool-call block; returns the block.
     fn set_arguments(&mut self) -> ToolCall {
         let arguments = parse_streaming_json(&self.json);
-        let mut call = match self
-            .output
-            .content
-            .get(self.current_index)
-            .map(AsRef::as_ref)
-        {
-            Some(AssistantBlock::ToolCall(call)) => call.clone(),
-            _ => ToolCall::new("", "", Value::Null),
-        };
-        call.arguments = arguments;
-        if let Some(block) = self.output.content.get_mut(self.current_index) {
-            *block = Arc::new(AssistantBlock::ToolCall(call.clone()));
+        let index = self.current_index;
+        match self.output_mut().content.get_mut(index).map(Arc::make_mut) {
+            Some(AssistantBlock::ToolCall(call)) => {
+                call.arguments = arguments;
+                call.clone()
+            }
+            _ => ToolCall::new("", "", arguments),
         }
-        call
     }
 
     fn finish(&mut self) -> AssistantMessageEvent {
@@ -467,11 +494,13 @@ impl Producer {
             .get("errorMessage")
             .and_then(Value::as_str)
             .map(str::to_string);
-        self.output.usage = complete_usage(self.response.get("usage"));
-        self.output.stop_reason = reason;
+        let usage = complete_usage(self.response.get("usage"));
+        let output = self.output_mut();
+        output.usage = usage;
+        output.stop_reason = reason;
         match reason {
             StopReason::Error | StopReason::Aborted => {
-                self.output.error_message =
+                output.error_message =
                     Some(error_message.unwrap_or_else(|| "An unknown error occurred".to_string()));
                 let reason = if reason == StopReason::Error {
                     ErrorReason::Error
@@ -480,7 +509,7 @@ impl Producer {
                 };
                 AssistantMessageEvent::Error {
                     reason,
-                    error: self.output.clone(),
+                    error: self.partial(),
                 }
             }
             StopReason::Stop
@@ -489,7 +518,7 @@ impl Producer {
             | StopReason::Pending
             | StopReason::Deferred => {
                 if error_message.is_some() {
-                    self.output.error_message = error_message;
+                    output.error_message = error_message;
                 }
                 let done = match reason {
                     StopReason::Length => DoneReason::Length,
@@ -498,7 +527,7 @@ impl Producer {
                 };
                 AssistantMessageEvent::Done {
                     reason: done,
-                    message: self.output.clone(),
+                    message: self.partial(),
                 }
             }
         }

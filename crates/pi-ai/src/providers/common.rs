@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -47,7 +48,7 @@ where
         );
         sender.push(AssistantMessageEvent::Error {
             reason: ErrorReason::Error,
-            error,
+            error: Arc::new(error),
         });
         return stream;
     };
@@ -64,7 +65,7 @@ where
             );
             guard.push(AssistantMessageEvent::Error {
                 reason: ErrorReason::Error,
-                error,
+                error: Arc::new(error),
             });
         }
     });

@@ -23,8 +23,8 @@ impl Output {
         Self { message, sender }
     }
 
-    fn snapshot(&self) -> AssistantMessage {
-        self.message.clone()
+    fn snapshot(&self) -> Arc<AssistantMessage> {
+        Arc::new(self.message.clone())
     }
 
     /// Pushes `start`.
@@ -208,7 +208,7 @@ impl Output {
             _ => DoneReason::Stop,
         };
         self.message.stop_reason = reason.into();
-        let message = self.message.clone();
+        let message = self.snapshot();
         self.sender
             .push(AssistantMessageEvent::Done { reason, message });
     }
@@ -222,7 +222,7 @@ impl Output {
         };
         self.message.stop_reason = reason.into();
         self.message.error_message = Some(error_message);
-        let error = self.message.clone();
+        let error = self.snapshot();
         self.sender
             .push(AssistantMessageEvent::Error { reason, error });
     }
