@@ -161,10 +161,10 @@ pub struct AssistantMessage {
     pub content: Vec<Arc<AssistantBlock>>,
     /// Api that produced it.
     pub api: Api,
-    /// Provider that produced it.
-    pub provider: String,
-    /// Requested model id.
-    pub model: String,
+    /// Provider that produced it. Shared text: every streamed snapshot of the message clones it.
+    pub provider: Arc<str>,
+    /// Requested model id (shared, like `provider`).
+    pub model: Arc<str>,
     /// Concrete model reported by the provider when different.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_model: Option<String>,
@@ -202,11 +202,19 @@ pub struct AssistantMessage {
 impl AssistantMessage {
     /// An empty message for `model`: no content, zero usage, stopReason `pending`, stamped now.
     pub fn empty(model: &Model) -> Self {
-        Self::empty_for(model.api.clone(), model.provider.clone(), model.id.clone())
+        Self::empty_with(
+            model.api.clone(),
+            model.provider.as_str().into(),
+            model.id.as_str().into(),
+        )
     }
 
     /// An empty message with the given origin: no content, zero usage, stopReason `pending`, stamped now.
     pub fn empty_for(api: Api, provider: String, model: String) -> Self {
+        Self::empty_with(api, provider.into(), model.into())
+    }
+
+    fn empty_with(api: Api, provider: Arc<str>, model: Arc<str>) -> Self {
         Self {
             content: Vec::new(),
             api,

@@ -326,8 +326,8 @@ impl ApiProvider for ScriptedProvider {
             }
         };
         message.api = model.api.clone();
-        message.provider.clone_from(&model.provider);
-        message.model.clone_from(&model.id);
+        message.provider = model.provider.as_str().into();
+        message.model = model.id.as_str().into();
         message.usage = self.estimate_usage(&context, &options, &message);
         let pacing = self
             .shared

@@ -72,7 +72,7 @@ pub fn transform_messages(
 }
 
 fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
-    message.provider == model.provider && message.api == model.api && message.model == model.id
+    *message.provider == *model.provider && message.api == model.api && *message.model == *model.id
 }
 
 fn normalize_assistant(

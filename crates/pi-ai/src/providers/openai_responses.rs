@@ -133,7 +133,9 @@ fn foreign_tool_call_ids(model: &Model, messages: &[Message]) -> HashSet<String>
     messages
         .iter()
         .filter_map(|m| match m {
-            Message::Assistant(a) if a.provider != model.provider || a.api != model.api => Some(a),
+            Message::Assistant(a) if *a.provider != *model.provider || a.api != model.api => {
+                Some(a)
+            }
             _ => None,
         })
         .flat_map(|a| a.tool_calls().map(|c| c.id.clone()).collect::<Vec<_>>())
@@ -243,8 +245,8 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
             }
             Message::Assistant(assistant) => {
                 let same_provider_api =
-                    assistant.provider == model.provider && assistant.api == model.api;
-                let different_model = same_provider_api && assistant.model != model.id;
+                    *assistant.provider == *model.provider && assistant.api == model.api;
+                let different_model = same_provider_api && *assistant.model != *model.id;
                 let mut text_index = 0;
                 for block in &assistant.content {
                     match block.as_ref() {

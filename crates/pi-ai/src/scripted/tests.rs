@@ -87,7 +87,7 @@ async fn streams_thinking_text_and_tool_call_in_exact_order() {
     );
     assert_eq!(message.stop_reason, StopReason::ToolUse);
     assert_eq!(message.api, "scripted");
-    assert_eq!(message.model, "scripted-1");
+    assert_eq!(&*message.model, "scripted-1");
     assert_eq!(provider.call_count(), 1);
 }
 

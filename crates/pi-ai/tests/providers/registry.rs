@@ -53,7 +53,7 @@ async fn models_streams_through_an_openai_compatible_local_server() {
         message.error_message
     );
     assert_eq!(message.text(), "Hi there");
-    assert_eq!(message.provider, "ollama");
+    assert_eq!(&*message.provider, "ollama");
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
     assert_eq!(request.body["model"], "llama3.2");
