@@ -143,13 +143,25 @@ fn prompt(
 }
 
 #[test]
-fn app_info_reports_the_product_name_and_version() {
+fn app_info_reports_the_product_name_version_log_folder_and_platform() {
     let test_app = scripted_app();
     let main_window = main_window(&test_app.app);
+    let log_dir = test_app.app.path().app_log_dir().unwrap();
 
     assert_eq!(
         invoke(&main_window, "app_info"),
-        Ok(json!({ "name": "Pi Desktop", "version": env!("CARGO_PKG_VERSION") }))
+        Ok(json!({
+            "name": "Pi Desktop",
+            "version": env!("CARGO_PKG_VERSION"),
+            "logDir": log_dir.display().to_string(),
+            "os": std::env::consts::OS,
+            "arch": std::env::consts::ARCH,
+        }))
+    );
+    assert!(
+        log_dir.ends_with("dev.pi.desktop/logs"),
+        "the identifier's log folder: {}",
+        log_dir.display()
     );
 }
 

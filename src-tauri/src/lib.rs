@@ -19,14 +19,24 @@ mod session_factory;
 mod settings_service;
 #[cfg(test)]
 mod settings_service_tests;
+mod single_instance;
+mod termination;
+mod window_geometry;
+mod window_state;
+mod window_state_file;
 
 use desktop_host::desktop_paths::DesktopPaths;
-use tauri::Manager as _;
+use tauri::{Manager as _, RunEvent};
+
+use crate::window_state::WindowStateKeeper;
 
 pub use command_error::{CommandError, ErrorKind};
 pub use commands::app::AppInfo;
 pub use host::{AppState, SessionFactory};
 pub use logging::{LOG_FILE_PREFIX, LoggingError};
+
+/// The label of the one window, as `tauri.conf.json` names it.
+pub(crate) const MAIN_WINDOW: &str = "main";
 
 /// Why the app could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -64,13 +74,26 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
     ])
 }
 
-/// Starts logging, opens the conversations (the database in the app's data folder, exports into Downloads), opens
-/// the main window and runs until the last window closes.
+/// Starts logging, hands over to an already running instance (then exits), restores and shows the main window
+/// (created hidden), opens the conversations (the database in the app's data folder, exports into Downloads) and
+/// runs until the last window closes or SIGTERM/SIGINT arrives; the window's geometry is saved on the way out.
 pub fn run() -> Result<(), RunError> {
-    configure(tauri::Builder::<tauri::Wry>::new())
+    let app = configure(tauri::Builder::<tauri::Wry>::new())
+        // Plugins start in this order, all before `setup`: logging first so the others can log.
+        .plugin(logging::plugin())
+        .plugin(single_instance::plugin())
         .setup(|app| {
+            let window_state = WindowStateKeeper::new(
+                desktop_host::settings::default_config_dir()
+                    .map(|dir| dir.join(window_state_file::WINDOW_STATE_FILE_NAME)),
+            );
+            match app.get_webview_window(MAIN_WINDOW) {
+                Some(window) => window_state.restore(&window, main_window_min_size(app.config())),
+                None => tracing::warn!("no main window to restore"),
+            }
+            app.manage(window_state);
+            termination::exit_gracefully_on_signals(app.handle());
             let log_dir = app.path().app_log_dir()?;
-            logging::init(&log_dir)?;
             let data_dir = app.path().app_data_dir()?;
             let export_dir = DesktopPaths::detect()
                 .map(|paths| paths.downloads().to_path_buf())
@@ -91,6 +114,28 @@ pub fn run() -> Result<(), RunError> {
             );
             Ok(())
         })
-        .run(tauri::generate_context!())?;
+        .build(tauri::generate_context!())?;
+    app.run(|app, event| {
+        if let RunEvent::Exit = event {
+            if let Some(window_state) = app.try_state::<WindowStateKeeper>() {
+                window_state.save(app);
+            }
+        }
+    });
     Ok(())
+}
+
+/// The main window's minimum size in logical pixels, from its configuration (none: no minimum).
+fn main_window_min_size(config: &tauri::Config) -> (f64, f64) {
+    config
+        .app
+        .windows
+        .iter()
+        .find(|window| window.label == MAIN_WINDOW)
+        .map_or((0.0, 0.0), |window| {
+            (
+                window.min_width.unwrap_or(0.0),
+                window.min_height.unwrap_or(0.0),
+            )
+        })
 }

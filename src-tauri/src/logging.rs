@@ -7,6 +7,8 @@
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
+use tauri::plugin::TauriPlugin;
+use tauri::{Manager as _, Runtime};
 use tracing::Subscriber;
 use tracing_appender::rolling::{InitError, RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
@@ -39,6 +41,20 @@ pub enum LoggingError {
     /// A global subscriber was already installed in this process.
     #[error("logging was already set up: {0}")]
     AlreadySet(#[from] TryInitError),
+}
+
+/// A plugin that installs the subscriber over the app's log folder (`app_log_dir`, e.g.
+/// `~/.local/share/<identifier>/logs` on Linux). A plugin rather than a step of the app's `setup`, because other
+/// plugins' start-up runs before `setup` and logs too (the single-instance plugin warns there when it finds no
+/// session bus): register it first.
+pub(crate) fn plugin<R: Runtime>() -> TauriPlugin<R> {
+    tauri::plugin::Builder::new("app-logging")
+        .setup(|app, _api| {
+            let log_dir = app.path().app_log_dir()?;
+            init(&log_dir)?;
+            Ok(())
+        })
+        .build()
 }
 
 /// Installs the process-wide subscriber writing to stderr and to `log_dir`.

@@ -1,24 +1,37 @@
 //! Commands about the app itself.
 
 use serde::Serialize;
-use tauri::{AppHandle, Runtime};
+use tauri::{AppHandle, Manager as _, Runtime};
 
-/// What the UI shows about the running app.
+/// What the UI shows about the running app (the About section, bug reports).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppInfo {
     /// The product name from `tauri.conf.json`.
     pub name: String,
-    /// The app's version (semver).
+    /// The app's version (semver, from Cargo.toml).
     pub version: String,
+    /// The folder of the log files (see `logging`), or `None` when the platform names none.
+    pub log_dir: Option<String>,
+    /// The operating system the app was built for (`std::env::consts::OS`: `linux`, `macos`, `windows`).
+    pub os: String,
+    /// The CPU architecture the app was built for (`std::env::consts::ARCH`: `x86_64`, `aarch64`).
+    pub arch: String,
 }
 
-/// Returns the app's name and version. Never fails.
+/// Returns the app's name, version, log folder and platform. Never fails.
 #[tauri::command]
 pub(crate) fn app_info<R: Runtime>(app: AppHandle<R>) -> AppInfo {
     let package_info = app.package_info();
     AppInfo {
         name: package_info.name.clone(),
         version: package_info.version.to_string(),
+        log_dir: app
+            .path()
+            .app_log_dir()
+            .ok()
+            .map(|dir| dir.display().to_string()),
+        os: std::env::consts::OS.to_owned(),
+        arch: std::env::consts::ARCH.to_owned(),
     }
 }

@@ -82,6 +82,14 @@ const en = {
   close: "Close",
   loading: "Loading…",
   appliesNextRun: "Changes apply to the next message.",
+  about: "About",
+  appDescription: "A native desktop assistant that works with the files on your computer.",
+  platform: "Platform",
+  logFolder: "Log folder",
+  logFolderUnknown: "Unknown on this system",
+  copyAboutInfo: "Copy for a bug report",
+  copied: "Copied",
+  copyFailed: "Could not copy. Select the text above instead.",
 };
 
 export type Strings = typeof en;
@@ -162,6 +170,14 @@ const zh: Strings = {
   close: "关闭",
   loading: "加载中…",
   appliesNextRun: "修改从下一条消息起生效。",
+  about: "关于",
+  appDescription: "一款原生桌面助手，可以处理你电脑上的文件。",
+  platform: "平台",
+  logFolder: "日志文件夹",
+  logFolderUnknown: "此系统上未知",
+  copyAboutInfo: "复制用于问题反馈",
+  copied: "已复制",
+  copyFailed: "无法复制，请手动选中上面的文字。",
 };
 
 export const STRINGS: Record<Language, Strings> = { en, zh };

@@ -5,7 +5,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 
 import type { AppInfo, AppState, CommandError, Envelope, SettingsInput, SettingsView } from "./wire";
 
-/** Asks the backend for the app's name and version. */
+/** Asks the backend for the app's name, version, log folder and platform. */
 export function fetchAppInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
 }

@@ -165,10 +165,16 @@ export interface CommandError {
   message: string;
 }
 
-/** `app_info` result. */
+/** `app_info` result: what the About section shows. */
 export interface AppInfo {
   name: string;
   version: string;
+  /** The folder of the log files; null when the platform names none. */
+  logDir: string | null;
+  /** The OS the app was built for (Rust's `std::env::consts::OS`: "linux", "macos", "windows"). */
+  os: string;
+  /** The CPU architecture the app was built for ("x86_64", "aarch64"). */
+  arch: string;
 }
 
 export interface ModelRef {

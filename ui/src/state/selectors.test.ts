@@ -81,7 +81,7 @@ describe("tool results", () => {
 describe("title", () => {
   it("names the app after what the backend reports", () => {
     expect(appTitle(initialChatState)).toBe("Pi Desktop");
-    expect(appTitle({ ...initialChatState, appInfo: { name: "Pi Desktop", version: "1.2.3" } })).toBe("Pi Desktop 1.2.3");
+    expect(appTitle({ ...initialChatState, appInfo: { name: "Pi Desktop", version: "1.2.3", logDir: null, os: "linux", arch: "x86_64" } })).toBe("Pi Desktop 1.2.3");
   });
 });
 

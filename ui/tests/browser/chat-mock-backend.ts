@@ -101,7 +101,13 @@ mockIPC((cmd, payload) => {
   window.__chatMock.calls.push({ cmd, args: recordable(args) });
   switch (cmd) {
     case "app_info":
-      return { name: "Pi Desktop", version: "0.1.0" };
+      return {
+        name: "Pi Desktop",
+        version: "0.1.0",
+        logDir: "/home/ada/.local/share/dev.pi.desktop/logs",
+        os: "linux",
+        arch: "x86_64",
+      };
     case "get_state":
     case "new_conversation":
       return emptyState;

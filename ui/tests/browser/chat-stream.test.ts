@@ -510,6 +510,39 @@ describe("tool cards, errors and safety", () => {
 });
 
 describe("settings and languages", () => {
+  it("shows About with the version and log folder from app_info, and copies them for a bug report", async () => {
+    await page.getByTestId("settings-button").click();
+    const about = page.getByTestId("settings-panel").getByTestId("about-section");
+    await about.getByTestId("about-log-dir").waitFor();
+    await expect(about.getByRole("heading", { name: "About" }).isVisible()).resolves.toBe(true);
+    await expect(about.getByTestId("about-version").textContent()).resolves.toBe("0.1.0");
+    await expect(about.getByTestId("about-log-dir").textContent()).resolves.toBe(
+      "/home/ada/.local/share/dev.pi.desktop/logs",
+    );
+    // Record what reaches the clipboard (headless Chromium may refuse the real one).
+    await page.evaluate(() => {
+      const copied: string[] = [];
+      (window as unknown as { __copied: string[] }).__copied = copied;
+      Object.defineProperty(navigator, "clipboard", {
+        configurable: true,
+        value: { writeText: (text: string) => Promise.resolve(void copied.push(text)) },
+      });
+    });
+
+    await about.getByTestId("about-copy").click();
+
+    await about.locator('[data-testid="about-copy-status"][data-state="copied"]').waitFor();
+    const copied = await page.evaluate(() => (window as unknown as { __copied: string[] }).__copied);
+    expect(copied).toHaveLength(1);
+    expect(copied[0]?.split("\n").slice(0, 3)).toEqual([
+      "Pi Desktop 0.1.0",
+      "Platform: linux x86_64",
+      "Log folder: /home/ada/.local/share/dev.pi.desktop/logs",
+    ]);
+    await about.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, "settings-about.png") });
+  });
+
   it("sets the key write-only, switches to Chinese and back, and starts a new conversation", async () => {
     await page.getByTestId("settings-button").click();
     const panel = page.getByTestId("settings-panel");

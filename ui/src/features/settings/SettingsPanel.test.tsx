@@ -13,6 +13,7 @@ const ipc = vi.hoisted(() => ({
   setApiKey: vi.fn(),
   deleteApiKey: vi.fn(),
   acceptKeyFileFallback: vi.fn(),
+  fetchAppInfo: vi.fn(),
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
@@ -55,6 +56,7 @@ afterEach(() => {
 
 async function renderPanel(view: SettingsView) {
   ipc.getSettings.mockResolvedValue(view);
+  ipc.fetchAppInfo.mockResolvedValue({ name: "Pi Desktop", version: "0.1.0", logDir: "/logs", os: "linux", arch: "x86_64" });
   await act(async () => {
     root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
   });
@@ -97,5 +99,20 @@ describe("settings panel key storage", () => {
     expect(byTestId("key-storage-file")).toBeNull();
     expect((byTestId("settings-api-key") as HTMLInputElement).disabled).toBe(false);
     expect(ipc.acceptKeyFileFallback).not.toHaveBeenCalled();
+  });
+});
+
+describe("settings panel about section", () => {
+  it("shows the version and log folder that app_info returns below the settings", async () => {
+    await renderPanel(settingsView("keychain"));
+
+    const about = byTestId("about-section");
+    expect(about?.querySelector("h3")?.textContent).toBe("About");
+    expect(byTestId("about-version")?.textContent).toBe("0.1.0");
+    expect(byTestId("about-log-dir")?.textContent).toBe("/logs");
+    expect(ipc.fetchAppInfo).toHaveBeenCalledTimes(1);
+    // After the form: the settings come first.
+    const form = container.querySelector("form.settings-form");
+    expect(form?.compareDocumentPosition(about as Node)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
   });
 });

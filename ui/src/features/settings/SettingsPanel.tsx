@@ -1,4 +1,5 @@
-// Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language.
+// Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language;
+// below them the About section (version, log folder).
 // The key field is never filled from the backend: it only says whether a key is stored.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
@@ -13,6 +14,7 @@ import {
 } from "../../ipc/backend";
 import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from "../../ipc/wire";
 import { CloseIcon } from "../chat/icons";
+import { AboutSection } from "./AboutSection";
 import { applyPreset, keySection, settingsInput } from "./settings-form";
 
 interface SettingsPanelProps {
@@ -252,6 +254,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
             </div>
           </form>
         )}
+        <AboutSection />
       </div>
     </div>
   );

@@ -15,7 +15,7 @@ mockIPC((cmd, payload) => {
   window.__piIpcCalls.push({ cmd, payload: payload ?? null });
   switch (cmd) {
     case "app_info":
-      return { name: "Pi Desktop", version: "0.0.0-browser-test" };
+      return { name: "Pi Desktop", version: "0.0.0-browser-test", logDir: null, os: "linux", arch: "x86_64" };
     default:
       throw new Error(`the mock backend has no command ${cmd}`);
   }
