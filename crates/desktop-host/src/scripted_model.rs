@@ -78,7 +78,7 @@ impl ApiProvider for ScriptedModel {
                 });
                 sender.push(AssistantMessageEvent::ToolcallEnd {
                     content_index,
-                    tool_call,
+                    tool_call: Box::new(tool_call),
                     partial: message.clone().into(),
                 });
                 message.stop_reason = StopReason::ToolUse;

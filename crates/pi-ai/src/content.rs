@@ -206,6 +206,32 @@ pub(crate) mod tagged_tool_call {
         Ok(tool_call)
     }
 
+    /// The same for a boxed tool call (`toolcall_end` boxes it to keep every stream event small).
+    pub(crate) mod boxed {
+        use serde::{Deserializer, Serializer};
+
+        use super::ToolCall;
+
+        /// Writes the tool call with its tag.
+        #[allow(
+            clippy::borrowed_box,
+            reason = "serde's `with` passes a reference to the field"
+        )]
+        pub(crate) fn serialize<S: Serializer>(
+            tool_call: &Box<ToolCall>,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            super::serialize(tool_call, serializer)
+        }
+
+        /// Reads a tagged tool call.
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Box<ToolCall>, D::Error> {
+            super::deserialize(deserializer).map(Box::new)
+        }
+    }
+
     /// A serializable reference that writes the tag.
     pub(crate) struct Ref<'a>(pub(crate) &'a ToolCall);
 

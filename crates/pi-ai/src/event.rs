@@ -145,9 +145,10 @@ pub enum AssistantMessageEvent {
     ToolcallEnd {
         /// Block index.
         content_index: usize,
-        /// The final block (written with its `"type":"toolCall"` tag).
-        #[serde(with = "crate::content::tagged_tool_call")]
-        tool_call: ToolCall,
+        /// The final block (written with its `"type":"toolCall"` tag). Boxed: every event moves through several
+        /// queues and futures, and this is the only variant that would otherwise make all of them large.
+        #[serde(with = "crate::content::tagged_tool_call::boxed")]
+        tool_call: Box<ToolCall>,
         /// The response so far.
         partial: Arc<AssistantMessage>,
     },

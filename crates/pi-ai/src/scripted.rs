@@ -567,7 +567,7 @@ impl Playback {
                     },
                     AssistantBlock::ToolCall(tool_call) => AssistantMessageEvent::ToolcallEnd {
                         content_index: index,
-                        tool_call: tool_call.clone(),
+                        tool_call: Box::new(tool_call.clone()),
                         partial,
                     },
                 }

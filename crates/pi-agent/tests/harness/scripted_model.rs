@@ -450,7 +450,7 @@ impl Producer {
                 let tool_call = self.set_arguments();
                 AssistantMessageEvent::ToolcallEnd {
                     content_index: self.current_index,
-                    tool_call,
+                    tool_call: Box::new(tool_call),
                     partial: self.partial(),
                 }
             }

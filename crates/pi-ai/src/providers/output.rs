@@ -181,7 +181,7 @@ impl Output {
             if let Some(arguments) = arguments {
                 block.arguments = arguments;
             }
-            let tool_call = block.clone();
+            let tool_call = Box::new(block.clone());
             let partial = self.snapshot();
             self.sender.push(AssistantMessageEvent::ToolcallEnd {
                 content_index: index,

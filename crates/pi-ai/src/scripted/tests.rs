@@ -152,7 +152,7 @@ async fn tool_call_deltas_concatenate_to_the_arguments_and_arguments_stay_empty_
     else {
         panic!("toolcall_end before done")
     };
-    assert_eq!(tool_call, &call);
+    assert_eq!(**tool_call, call);
 }
 
 #[tokio::test]

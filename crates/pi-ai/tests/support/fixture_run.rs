@@ -280,7 +280,7 @@ pub(crate) fn record_event(event: &AssistantMessageEvent) -> Value {
         out.insert("arguments".into(), call.arguments.clone());
     }
     if let AssistantMessageEvent::ToolcallEnd { tool_call, .. } = event {
-        let tagged = serde_json::to_value(AssistantBlock::ToolCall(tool_call.clone()))
+        let tagged = serde_json::to_value(AssistantBlock::ToolCall((**tool_call).clone()))
             .unwrap_or(Value::Null);
         out.insert("toolCall".into(), strip_timestamps(&tagged));
     }
