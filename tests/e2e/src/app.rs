@@ -1,6 +1,7 @@
 //! The app under test: one `pi-desktop` process in one WebDriver session, with its own home folder.
 
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
@@ -44,6 +45,8 @@ pub struct AppUnderTest {
     client: Client,
     driver: TauriDriver,
     home: TempDir,
+    /// The environment added for this launch (isolated home folders and [`LaunchOptions::envs`]).
+    envs: Vec<(String, String)>,
     timings: LaunchTimings,
 }
 
@@ -88,6 +91,7 @@ impl AppUnderTest {
             client,
             driver,
             home,
+            envs,
             timings,
         })
     }
@@ -176,12 +180,37 @@ impl AppUnderTest {
     /// session and stops tauri-driver. Returns the home, so the app can be started again on its data
     /// with [`AppUnderTest::launch_in`].
     pub async fn kill(self) -> Result<TempDir, E2eError> {
+        self.stop_app_with(nix::sys::signal::Signal::SIGKILL).await
+    }
+
+    /// Asks the app to quit with SIGTERM, as a session logout does (the app exits through its normal exit
+    /// path and saves its window state), waits until it is gone, then ends the session and stops
+    /// tauri-driver. Returns the home for [`AppUnderTest::launch_in`].
+    pub async fn terminate(self) -> Result<TempDir, E2eError> {
+        self.stop_app_with(nix::sys::signal::Signal::SIGTERM).await
+    }
+
+    /// Starts the app binary once more, directly (not through WebDriver), with the same environment as this
+    /// launch (home folders, [`LaunchOptions::envs`]; the display comes from the test's own environment), as a
+    /// user launching the app a second time would. Its stdout and stderr are piped.
+    pub fn spawn_second_launch(&self) -> Result<Child, E2eError> {
+        let application = app_binary();
+        Command::new(&application)
+            .envs(self.envs.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(E2eError::io(format!(
+                "cannot start {}",
+                application.display()
+            )))
+    }
+
+    async fn stop_app_with(self, signal: nix::sys::signal::Signal) -> Result<TempDir, E2eError> {
         let pid = self.app_pid()?;
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        )
-        .map_err(|source| E2eError::AppKill { pid, source })?;
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)
+            .map_err(|source| E2eError::AppKill { pid, source })?;
         let started = Instant::now();
         while process::is_running(pid) {
             if started.elapsed() > EXIT_DEADLINE {

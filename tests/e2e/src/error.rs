@@ -37,14 +37,14 @@ pub enum E2eError {
     #[error("no running pi-desktop process has HOME={}", home.display())]
     AppProcessNotFound { home: PathBuf },
     /// The app process could not be signalled.
-    #[error("cannot kill the app (pid {pid}): {source}")]
+    #[error("cannot signal the app (pid {pid}): {source}")]
     AppKill {
         pid: i32,
         #[source]
         source: nix::errno::Errno,
     },
-    /// The app process was still there long after SIGKILL.
-    #[error("the app (pid {pid}) was still running {seconds} s after SIGKILL")]
+    /// The app process was still there long after SIGKILL or SIGTERM.
+    #[error("the app (pid {pid}) was still running {seconds} s after it was signalled to stop")]
     AppStillRunning { pid: i32, seconds: u64 },
     /// Stopping `tauri-driver` failed.
     #[error("cannot stop tauri-driver (pid {pid}): {source}")]

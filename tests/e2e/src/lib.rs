@@ -5,7 +5,9 @@
 //! [`fantoccini`]. Each app gets a fresh home for its data, config and logs, so tests never touch the
 //! user's files or each other. [`AppUnderTest::close`] ends the session and stops the driver with
 //! SIGTERM (a SIGKILLed driver leaves `WebKitWebDriver` holding its port). [`AppUnderTest::kill`] SIGKILLs
-//! the app itself, as a crash would, and returns its home for [`AppUnderTest::launch_in`].
+//! the app itself, as a crash would, and [`AppUnderTest::terminate`] sends it SIGTERM, as a logout would (the
+//! app exits gracefully and saves its window state); both return its home for [`AppUnderTest::launch_in`].
+//! [`AppUnderTest::spawn_second_launch`] starts the binary once more with the same environment.
 //!
 //! The tests themselves live in `tests/e2e.rs` and only build with the `e2e` feature; they need a
 //! display (`xvfb-run`), `tauri-driver`, `WebKitWebDriver` and a binary built with the UI embedded

@@ -12,6 +12,9 @@
 // Shared pieces: the loopback model server.
 mod support;
 
+// The app as an installed desktop app: remembered window geometry, a single instance.
+mod app_metadata;
+
 // A conversation against a scripted model: tools, Stop, provider errors, hostile model output.
 mod chat;
 

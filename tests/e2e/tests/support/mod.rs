@@ -1,3 +1,4 @@
 //! Shared pieces of the end-to-end tests.
 
 pub(crate) mod model_server;
+pub(crate) mod session_bus;
