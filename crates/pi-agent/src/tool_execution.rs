@@ -310,12 +310,13 @@ impl Batch<'_> {
             }
             Err(panic) => return Preparation::Immediate(Outcome::error(tool_call, panic)),
         };
-        let mut args = match pi_ai::validate_tool_arguments(&tool.to_tool(), &prepared_args) {
-            Ok(args) => args,
-            Err(error) => {
-                return Preparation::Immediate(Outcome::error(tool_call, error.to_string()));
-            }
-        };
+        let mut args =
+            match pi_ai::validate_arguments(tool.name(), tool.parameters(), &prepared_args) {
+                Ok(args) => args,
+                Err(error) => {
+                    return Preparation::Immediate(Outcome::error(tool_call, error.to_string()));
+                }
+            };
         if let Some(before) = &self.config.before_tool_call {
             let ctx = BeforeToolCallContext {
                 assistant_message: Arc::clone(self.assistant_message),

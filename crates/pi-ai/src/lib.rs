@@ -122,4 +122,6 @@ pub use tokens::{estimate_context_tokens, estimate_text_tokens};
 pub use tokio_util::sync::CancellationToken;
 pub use transform::transform_messages;
 pub use usage::{Cost, Usage, calculate_cost};
-pub use validation::{ToolValidationError, validate_tool_arguments, validate_tool_call};
+pub use validation::{
+    ToolValidationError, validate_arguments, validate_tool_arguments, validate_tool_call,
+};

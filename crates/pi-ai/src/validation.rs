@@ -27,14 +27,24 @@ pub fn validate_tool_arguments(
     tool: &Tool,
     arguments: &Value,
 ) -> Result<Value, ToolValidationError> {
+    validate_arguments(&tool.name, &tool.parameters, arguments)
+}
+
+/// [`validate_tool_arguments`] for a tool given by its name and parameter schema, so a caller that holds them
+/// (an agent tool) need not build a [`Tool`] per call.
+pub fn validate_arguments(
+    tool_name: &str,
+    parameters: &Value,
+    arguments: &Value,
+) -> Result<Value, ToolValidationError> {
     let mut coerced = arguments.clone();
-    drop_optional_nulls(&mut coerced, &tool.parameters);
-    let coerced = coerce(coerced, &tool.parameters);
-    let validator = match validator_cache::validator_for(&tool.parameters) {
+    drop_optional_nulls(&mut coerced, parameters);
+    let coerced = coerce(coerced, parameters);
+    let validator = match validator_cache::validator_for(parameters) {
         Ok(validator) => validator,
         Err(error) => {
             let lines = vec![format!("  - root: invalid parameter schema: {error}")];
-            return Err(failure(tool, arguments, &lines));
+            return Err(failure(tool_name, arguments, &lines));
         }
     };
     let mut required = Vec::new();
@@ -46,7 +56,7 @@ pub fn validate_tool_arguments(
         return Ok(coerced);
     }
     required.extend(others);
-    Err(failure(tool, arguments, &required))
+    Err(failure(tool_name, arguments, &required))
 }
 
 /// pi's `validateToolCall`: finds the tool by name (`Tool "{name}" not found`), then validates the call's
@@ -63,7 +73,7 @@ pub fn validate_tool_call(
     validate_tool_arguments(tool, &tool_call.arguments)
 }
 
-fn failure(tool: &Tool, arguments: &Value, lines: &[String]) -> ToolValidationError {
+fn failure(tool_name: &str, arguments: &Value, lines: &[String]) -> ToolValidationError {
     let listed = if lines.is_empty() {
         "Unknown validation error".to_owned()
     } else {
@@ -73,8 +83,7 @@ fn failure(tool: &Tool, arguments: &Value, lines: &[String]) -> ToolValidationEr
         serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
     ToolValidationError {
         message: format!(
-            "Validation failed for tool \"{}\":\n{listed}\n\nReceived arguments:\n{received}",
-            tool.name
+            "Validation failed for tool \"{tool_name}\":\n{listed}\n\nReceived arguments:\n{received}"
         ),
     }
 }
