@@ -15,9 +15,11 @@ use crate::process;
 
 /// How long a test waits for an element to appear before failing.
 const ELEMENT_DEADLINE: Duration = Duration::from_secs(30);
-/// How long a killed app may take to disappear from the process table.
+/// How long a killed, terminated or closed app may take to disappear from the process table.
 const EXIT_DEADLINE: Duration = Duration::from_secs(10);
-/// How often [`AppUnderTest::kill`] looks whether the app is gone.
+/// How long [`AppUnderTest::close`] lets the app exit by itself after the session ended.
+const LINGER_DEADLINE: Duration = Duration::from_secs(2);
+/// How often the harness looks whether the app is gone.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
 /// What to start the app with. `Default` is a fresh, empty app.
@@ -68,6 +70,7 @@ impl AppUnderTest {
             return Err(E2eError::AppMissing(application));
         }
         let mut envs = isolated_home_envs(home.path());
+        envs.push(no_session_bus_env(home.path()));
         envs.extend(options.envs);
         let driver_started = Instant::now();
         let driver = TauriDriver::start(&tauri_driver_binary(), &envs).await?;
@@ -211,16 +214,7 @@ impl AppUnderTest {
         let pid = self.app_pid()?;
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)
             .map_err(|source| E2eError::AppKill { pid, source })?;
-        let started = Instant::now();
-        while process::is_running(pid) {
-            if started.elapsed() > EXIT_DEADLINE {
-                return Err(E2eError::AppStillRunning {
-                    pid,
-                    seconds: EXIT_DEADLINE.as_secs(),
-                });
-            }
-            tokio::time::sleep(EXIT_POLL).await;
-        }
+        wait_until_gone(pid).await?;
         let Self {
             client,
             mut driver,
@@ -234,12 +228,61 @@ impl AppUnderTest {
         Ok(home)
     }
 
-    /// Ends the WebDriver session (which closes the app) and stops tauri-driver.
+    /// Ends the WebDriver session, stops tauri-driver and makes sure the app process is gone, so no app outlives
+    /// its test (and the next launch never meets this one, for example as the owner of the single-instance name).
+    /// Ending the session does not always end the app (it can stay running, orphaned, until the X server goes), so
+    /// an app still running then gets SIGTERM and is waited for. It saves its window state then, but only
+    /// [`AppUnderTest::terminate`] guarantees that.
     pub async fn close(mut self) -> Result<(), E2eError> {
+        let pid = self.app_pid().ok();
         let closed = self.client.clone().close().await;
         let stopped = self.driver.stop();
+        let ended = match pid {
+            Some(pid) => end_app(pid).await,
+            None => Ok(()),
+        };
         closed?;
-        stopped
+        stopped?;
+        ended
+    }
+}
+
+/// Waits briefly for the app `pid` to exit on its own, then sends SIGTERM and waits for it to be gone.
+async fn end_app(pid: i32) -> Result<(), E2eError> {
+    if wait_for_exit_within(pid, LINGER_DEADLINE).await {
+        return Ok(());
+    }
+    match nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    ) {
+        // ESRCH: it exited in the meantime.
+        Ok(()) | Err(nix::errno::Errno::ESRCH) => wait_until_gone(pid).await,
+        Err(source) => Err(E2eError::AppKill { pid, source }),
+    }
+}
+
+/// Whether the process `pid` exited within `deadline`.
+async fn wait_for_exit_within(pid: i32, deadline: Duration) -> bool {
+    let started = Instant::now();
+    while process::is_running(pid) {
+        if started.elapsed() > deadline {
+            return false;
+        }
+        tokio::time::sleep(EXIT_POLL).await;
+    }
+    true
+}
+
+/// Waits until the process `pid` has exited, at most [`EXIT_DEADLINE`].
+async fn wait_until_gone(pid: i32) -> Result<(), E2eError> {
+    if wait_for_exit_within(pid, EXIT_DEADLINE).await {
+        Ok(())
+    } else {
+        Err(E2eError::AppStillRunning {
+            pid,
+            seconds: EXIT_DEADLINE.as_secs(),
+        })
     }
 }
 
@@ -252,6 +295,17 @@ fn isolated_home_envs(home: &Path) -> Vec<(String, String)> {
         ("XDG_CONFIG_HOME".to_owned(), folder(".config")),
         ("XDG_CACHE_HOME".to_owned(), folder(".cache")),
     ]
+}
+
+/// A session bus address where no bus ever listens, inside `home`: by default the app under test sees no D-Bus
+/// session, as on CI, whatever the session of the person running the tests (so a Pi Desktop they have open never
+/// takes over a test's launch as its single instance, and their keychain is never read). A test that needs a bus
+/// starts its own and sets `DBUS_SESSION_BUS_ADDRESS` in [`LaunchOptions::envs`].
+fn no_session_bus_env(home: &Path) -> (String, String) {
+    (
+        "DBUS_SESSION_BUS_ADDRESS".to_owned(),
+        format!("unix:path={}", home.join("no-session-bus").display()),
+    )
 }
 
 /// The repository root: this crate lives in `tests/e2e`.
@@ -291,5 +345,17 @@ mod tests {
         for (name, value) in &envs {
             assert!(Path::new(value).starts_with(home), "{name}={value}");
         }
+    }
+
+    #[test]
+    fn the_default_session_bus_is_a_socket_inside_the_home_that_nothing_listens_on() {
+        let home = tempfile::tempdir().unwrap();
+
+        let (name, value) = no_session_bus_env(home.path());
+
+        assert_eq!(name, "DBUS_SESSION_BUS_ADDRESS");
+        let socket = value.strip_prefix("unix:path=").unwrap();
+        assert!(Path::new(socket).starts_with(home.path()), "{value}");
+        assert!(!Path::new(socket).exists(), "{value}");
     }
 }

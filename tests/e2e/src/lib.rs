@@ -8,6 +8,8 @@
 //! the app itself, as a crash would, and [`AppUnderTest::terminate`] sends it SIGTERM, as a logout would (the
 //! app exits gracefully and saves its window state); both return its home for [`AppUnderTest::launch_in`].
 //! [`AppUnderTest::spawn_second_launch`] starts the binary once more with the same environment.
+//! Apps see no D-Bus session bus (an address where nothing listens) unless a test sets
+//! `DBUS_SESSION_BUS_ADDRESS` itself: tests behave the same on CI and on a desktop with a session.
 //!
 //! The tests themselves live in `tests/e2e.rs` and only build with the `e2e` feature; they need a
 //! display (`xvfb-run`), `tauri-driver`, `WebKitWebDriver` and a binary built with the UI embedded
