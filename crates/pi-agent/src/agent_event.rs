@@ -51,7 +51,7 @@ pub enum AgentEvent {
     },
     /// The streaming assistant message changed.
     MessageUpdate {
-        /// A snapshot of the partial assistant message after the change.
+        /// The partial assistant message after the change: the same `Arc` as the model event's `partial`.
         message: AgentMessage,
         /// The model-layer event (serialized without its `partial`).
         assistant_message_event: AssistantMessageEvent,

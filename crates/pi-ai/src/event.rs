@@ -322,3 +322,16 @@ impl Serialize for EventWithoutPartial<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_small_enough_to_move_cheaply() {
+        // Every event moves through the stream queue, the consumer's futures and the agent's event; the
+        // messages and the tool call are behind pointers so those moves stay register-sized.
+        let size = std::mem::size_of::<AssistantMessageEvent>();
+        assert!(size <= 64, "AssistantMessageEvent grew to {size} bytes");
+    }
+}
