@@ -246,3 +246,38 @@ async fn without_a_session_bus_the_app_starts_and_logs_that_it_cannot_guard_a_si
     assert!(log.contains("pi desktop started"), "{log}");
     app.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn after_a_crash_the_next_launch_is_the_single_instance_again() {
+    let bus = SessionBus::start();
+    let on_bus = || LaunchOptions {
+        envs: vec![(
+            "DBUS_SESSION_BUS_ADDRESS".to_owned(),
+            bus.address().to_owned(),
+        )],
+        args: Vec::new(),
+    };
+    let app = AppUnderTest::launch(on_bus()).await.unwrap();
+    app.find_test_id("composer-input").await.unwrap();
+
+    // SIGKILL: the app cannot release the name itself; the bus frees it when the connection drops.
+    let home = app.kill().await.unwrap();
+    let again = AppUnderTest::launch_in(home, on_bus()).await.unwrap();
+    again.find_test_id("composer-input").await.unwrap();
+    let output = wait_for_exit(again.spawn_second_launch().unwrap()).await;
+
+    assert!(
+        output.status.success(),
+        "{:?}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log = logged_text(again.home());
+    assert_eq!(
+        log.matches("another launch of the app: focusing the running window")
+            .count(),
+        1,
+        "the restarted app owns the name and took the hand-over; its log:\n{log}"
+    );
+    again.close().await.unwrap();
+}
