@@ -167,13 +167,17 @@ enum Op {
 }
 
 fn compile(response: &Value) -> VecDeque<Op> {
-    let mut ops = VecDeque::new();
-    for step in response
-        .get("steps")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let steps = response.get("steps").and_then(Value::as_array);
+    // One op per chunk plus a start and an end per step: sized once, so a long stream never regrows it.
+    let capacity = steps.into_iter().flatten().fold(0, |total, step| {
+        let chunks = ["text", "thinking"]
+            .iter()
+            .find_map(|key| step.get(*key).and_then(Value::as_array))
+            .map_or(1, Vec::len);
+        total + chunks + 2
+    });
+    let mut ops = VecDeque::with_capacity(capacity);
+    for step in steps.into_iter().flatten() {
         let end = step.get("end") != Some(&Value::Bool(false));
         if let Some(ms) = step.get("sleep") {
             ops.push_back(Op::Sleep(ms.as_u64().unwrap_or(0)));
