@@ -4,6 +4,9 @@
 //! Whether the model can see images is not decided here: pi's `transformMessages` replaces the images with a
 //! text placeholder for a model whose `input` lacks `"image"`.
 
+use base64::Engine;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use pi_ai::ImageContent;
 
 /// The most images one message may carry.
@@ -120,20 +123,17 @@ pub fn validate_prompt_images(images: &[ImageContent]) -> Result<(), PromptImage
 /// The decoded length of standard base64 (RFC 4648 alphabet, `=` padding optional), or `None` when `data` is
 /// not base64. Only validates: the data goes to the provider as given.
 fn base64_decoded_len(data: &str) -> Option<usize> {
-    let bytes = data.as_bytes();
-    let body = bytes
-        .strip_suffix(b"==")
-        .or_else(|| bytes.strip_suffix(b"="))
-        .unwrap_or(bytes);
-    let padded = body.len() != bytes.len();
-    if body.is_empty() || (padded && bytes.len() % 4 != 0) || body.len() % 4 == 1 {
+    const STANDARD_PADDING_OPTIONAL: GeneralPurpose = GeneralPurpose::new(
+        &alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    if data.is_empty() {
         return None;
     }
-    let alphabet = |byte: &u8| byte.is_ascii_alphanumeric() || *byte == b'+' || *byte == b'/';
-    if !body.iter().all(alphabet) {
-        return None;
-    }
-    Some(body.len() / 4 * 3 + (body.len() % 4).saturating_sub(1))
+    STANDARD_PADDING_OPTIONAL
+        .decode(data)
+        .ok()
+        .map(|bytes| bytes.len())
 }
 
 #[cfg(test)]
