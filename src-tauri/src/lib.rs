@@ -20,6 +20,7 @@ mod settings_service;
 #[cfg(test)]
 mod settings_service_tests;
 mod single_instance;
+#[cfg(unix)]
 mod termination;
 mod window_geometry;
 mod window_state;
@@ -92,6 +93,7 @@ pub fn run() -> Result<(), RunError> {
                 None => tracing::warn!("no main window to restore"),
             }
             app.manage(window_state);
+            #[cfg(unix)]
             termination::exit_gracefully_on_signals(app.handle());
             let log_dir = app.path().app_log_dir()?;
             let data_dir = app.path().app_data_dir()?;
