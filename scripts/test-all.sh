@@ -5,9 +5,11 @@
 #   2. cargo test --workspace
 #   3. the UI: TypeScript check, vitest unit tests, the built UI in headless Chromium with mockIPC
 #   4. end to end: the real pi-desktop under Xvfb over WebDriver (tauri-driver + WebKitWebDriver)
+#   5. packaging: the .deb built by `tauri build`, installed, its app started under Xvfb, removed
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$REPO_ROOT/scripts/lib/setup.sh"
 source "$REPO_ROOT/scripts/lib/build.sh"
+source "$REPO_ROOT/scripts/lib/package.sh"
 source "$REPO_ROOT/scripts/lib/ladder.sh"
 
 setup_tests
@@ -15,4 +17,5 @@ layer_1_lint
 layer_2_cargo_test
 layer_3_ui
 layer_4_e2e
+layer_5_package
 step "all layers passed (${SECONDS}s)"

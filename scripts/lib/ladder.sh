@@ -1,6 +1,6 @@
 # The test ladder's layers. Each layer runs its checks in order, stops at the first failure with a
 # message naming the check, and ends with a plain "N passed, N failed" line after the runner's own.
-# Source scripts/lib/common.sh and scripts/lib/build.sh first.
+# Source scripts/lib/common.sh, scripts/lib/build.sh and scripts/lib/package.sh first.
 
 LAYER_NAME=""
 LAYER_PASSED=0
@@ -77,5 +77,26 @@ layer_4_e2e() {
   check "build pi-desktop with the UI embedded" build_app
   check "WebDriver tests (cargo test -p pi-desktop-e2e --features e2e)" run_e2e_tests
   note "screenshots: $REPO_ROOT/artifacts/e2e/"
+  end_layer
+}
+
+# The .deb as users get it: built by the Tauri CLI, installed with dpkg, the installed app started under
+# Xvfb, then removed again (also when a check fails: install_deb sets an exit trap).
+layer_5_package() {
+  begin_layer "5 (packaging: build the .deb, install it, start the installed app, remove it)"
+  check "root for dpkg (root, or sudo)" check_can_be_root
+  check "$DEB_PACKAGE is not installed yet" check_not_installed
+  check "build the .deb (tauri build --bundles deb: UI, release binary, package)" build_deb
+  check "control file: name, version from Cargo.toml, architecture, Depends on WebKitGTK 4.1 and GTK 3" \
+    check_deb_control
+  check "files: binary, desktop entry, hicolor icons" check_deb_files
+  check "its dependencies are installed Debian packages" check_depends_installed
+  check "install it (dpkg -i)" install_deb
+  check "installed: executable, valid desktop entry (Name, Exec, Icon, Categories), icons at their sizes" \
+    check_installed_files
+  check "the installed app opens its window; WM_CLASS matches StartupWMClass" check_window_class
+  check "WebDriver window test against $INSTALLED_BINARY (window, embedded UI, IPC)" \
+    check_installed_app_over_webdriver
+  check "remove it (dpkg -r): binary and desktop entry gone" check_removed
   end_layer
 }

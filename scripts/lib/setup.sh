@@ -12,7 +12,9 @@ APP_PACKAGES=(
 )
 # What only the tests add: a virtual display, a browser for the UI tests, the WebKit WebDriver, and a private
 # D-Bus session with gnome-keyring for the real keychain tests.
-TEST_PACKAGES=(xvfb xauth chromium webkit2gtk-driver dbus gnome-keyring libsecret-tools)
+TEST_PACKAGES=(xvfb xauth chromium webkit2gtk-driver dbus gnome-keyring libsecret-tools
+  # The packaging test (layer 5): validate the installed desktop entry, find the app's window, read its class.
+  desktop-file-utils xdotool x11-utils)
 
 TAURI_DRIVER_VERSION="^2"
 MIN_NODE="20.19.0"
