@@ -168,10 +168,20 @@ check_window_class() {
 
 # The WebDriver window test against the installed binary: it starts, shows the window, loads the
 # embedded UI and reaches the backend (the title carries the version from app_info).
+# A filter that matches nothing passes silently, so the output must show at least one test passed.
 check_installed_app_over_webdriver() {
+  local output
+  output="$(mktemp)"
   (cd "$REPO_ROOT" && env PI_DESKTOP_APP="$INSTALLED_BINARY" PI_E2E_ARTIFACTS="$REPO_ROOT/artifacts/package" \
     xvfb-run -a -s "-screen 0 1280x800x24" \
-    cargo test -p pi-desktop-e2e --features e2e --test e2e -- --test-threads=1 window::)
+    cargo test -p pi-desktop-e2e --features e2e --test e2e -- --test-threads=1 window::) | tee "$output"
+  local status=${PIPESTATUS[0]}
+  if [[ $status -eq 0 ]] && ! grep -qE 'test result: ok\. [1-9][0-9]* passed' "$output"; then
+    fail "no test matched window:: in tests/e2e (renamed?)"
+    status=1
+  fi
+  rm -f "$output"
+  return "$status"
 }
 
 check_removed() {
