@@ -133,6 +133,10 @@ desktop_entry_value() {
 check_installed_files() {
   local ok=0 folder icon size
   [[ -x "$INSTALLED_BINARY" ]] || fail "$INSTALLED_BINARY is not an executable file" || ok=1
+  local reported
+  reported="$(env -u DISPLAY -u WAYLAND_DISPLAY "$INSTALLED_BINARY" --version)" || fail "$INSTALLED_BINARY --version failed" || ok=1
+  [[ "$reported" == "Pi Desktop $(app_version)" ]] ||
+    fail "$INSTALLED_BINARY --version says '$reported', want 'Pi Desktop $(app_version)'" || ok=1
   [[ -f "$INSTALLED_DESKTOP_ENTRY" ]] || fail "no desktop entry $INSTALLED_DESKTOP_ENTRY" || return 1
   desktop-file-validate "$INSTALLED_DESKTOP_ENTRY" || fail "desktop-file-validate rejects the entry" || ok=1
   [[ "$(desktop_entry_value Name)" == "Pi Desktop" ]] || fail "Name is '$(desktop_entry_value Name)'" || ok=1

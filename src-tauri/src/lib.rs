@@ -11,6 +11,8 @@
 mod channel_bridge;
 mod command_error;
 mod commands;
+#[cfg(target_os = "linux")]
+mod display;
 mod host;
 #[cfg(test)]
 mod ipc_surface_tests;
@@ -45,6 +47,11 @@ pub enum RunError {
     /// Tauri failed to build the app or its window.
     #[error("the app failed to start: {0}")]
     Tauri(#[from] tauri::Error),
+    /// Neither `DISPLAY` nor `WAYLAND_DISPLAY` is set, so no window can be shown.
+    #[error(
+        "no graphical display: DISPLAY and WAYLAND_DISPLAY are unset. Start Pi Desktop from a desktop session."
+    )]
+    NoDisplay,
 }
 
 /// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
@@ -79,6 +86,10 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
 /// (created hidden), opens the conversations (the database in the app's data folder, exports into Downloads) and
 /// runs until the last window closes or SIGTERM/SIGINT arrives; the window's geometry is saved on the way out.
 pub fn run() -> Result<(), RunError> {
+    #[cfg(target_os = "linux")]
+    if !display::display_configured(|name| std::env::var_os(name)) {
+        return Err(RunError::NoDisplay);
+    }
     let app = configure(tauri::Builder::<tauri::Wry>::new())
         // Plugins start in this order, all before `setup`: logging first so the others can log.
         .plugin(logging::plugin())

@@ -5,7 +5,18 @@
 
 use std::process::ExitCode;
 
+#[allow(
+    clippy::print_stdout,
+    reason = "`--version` answers on stdout, as command-line tools do"
+)]
 fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == "--version")
+    {
+        println!("Pi Desktop {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
     match pi_desktop::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
