@@ -4,11 +4,12 @@
 //! the saved geometry, checked against the monitors present now ([`crate::window_geometry::place`]), and only
 //! then shows it, so it never appears at one place and jumps to another. While the app runs the keeper follows
 //! moves and resizes of the normal (not maximized, not minimized) window; it writes the file when the window is
-//! asked to close and when the app exits (also on SIGTERM/SIGINT, see [`crate::termination`]).
+//! asked to close and when the app exits (also on SIGTERM/SIGINT, see [`crate::termination`]); a geometry equal
+//! to the one already in the file is not written again (closing the last window triggers both).
 //! Failures to read or write the file are logged and never stop the app.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tauri::{Manager, PhysicalPosition, PhysicalSize, Runtime, WebviewWindow, WindowEvent};
 
@@ -26,6 +27,8 @@ struct Inner {
     /// `None` when the platform names no config folder: nothing is remembered then.
     path: Option<PathBuf>,
     last: Mutex<Option<SavedGeometry>>,
+    /// What the file holds as far as this process knows (read at restore, or last written).
+    stored: Mutex<Option<SavedGeometry>>,
 }
 
 impl WindowStateKeeper {
@@ -35,6 +38,7 @@ impl WindowStateKeeper {
             inner: Arc::new(Inner {
                 path,
                 last: Mutex::new(None),
+                stored: Mutex::new(None),
             }),
         }
     }
@@ -49,6 +53,7 @@ impl WindowStateKeeper {
             })
         });
         if let Some(saved) = saved {
+            *lock(&self.inner.stored) = Some(saved);
             match apply(window, &saved, min_logical) {
                 Ok(applied) => self.remember(applied),
                 Err(error) => tracing::warn!(%error, "window state not fully restored"),
@@ -97,8 +102,15 @@ impl WindowStateKeeper {
         let (Some(path), Some(geometry)) = (self.inner.path.as_deref(), *self.lock()) else {
             return;
         };
+        let mut stored = lock(&self.inner.stored);
+        if *stored == Some(geometry) {
+            return;
+        }
         match window_state_file::store(path, &geometry) {
-            Ok(()) => tracing::debug!(?geometry, "window state saved"),
+            Ok(()) => {
+                *stored = Some(geometry);
+                tracing::debug!(?geometry, "window state saved");
+            }
             Err(error) => tracing::warn!(%error, "window state not saved"),
         }
     }
@@ -117,13 +129,14 @@ impl WindowStateKeeper {
         });
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<SavedGeometry>> {
-        // The guarded value is plain data, always whole: a panic elsewhere cannot leave it half-written.
-        self.inner
-            .last
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, Option<SavedGeometry>> {
+        lock(&self.inner.last)
     }
+}
+
+fn lock(geometry: &Mutex<Option<SavedGeometry>>) -> MutexGuard<'_, Option<SavedGeometry>> {
+    // The guarded value is plain data, always whole: a panic elsewhere cannot leave it half-written.
+    geometry.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Sets size, position and maximized state as [`window_geometry::place`] decides; returns what was applied.
@@ -204,6 +217,59 @@ fn physical(logical: f64, scale: f64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn geometry(x: i32) -> SavedGeometry {
+        SavedGeometry {
+            x,
+            y: 40,
+            width: 900,
+            height: 700,
+            maximized: false,
+        }
+    }
+
+    #[test]
+    fn an_unchanged_geometry_is_written_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("window-state.json");
+        let app = tauri::test::mock_app();
+        let keeper = WindowStateKeeper::new(Some(path.clone()));
+
+        keeper.remember(geometry(10));
+        keeper.save(&app);
+        assert_eq!(window_state_file::load(&path).unwrap(), Some(geometry(10)));
+
+        // Removed behind the keeper's back: an equal geometry is not written again ...
+        std::fs::remove_file(&path).unwrap();
+        keeper.save(&app);
+        assert!(!path.exists());
+
+        // ... a changed one is.
+        keeper.remember(geometry(20));
+        keeper.save(&app);
+        assert_eq!(window_state_file::load(&path).unwrap(), Some(geometry(20)));
+    }
+
+    #[test]
+    fn a_failed_write_is_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing-folder").join("window-state.json");
+        let app = tauri::test::mock_app();
+        let keeper = WindowStateKeeper::new(Some(path.clone()));
+
+        keeper.remember(geometry(10));
+        std::fs::write(
+            dir.path().join("missing-folder"),
+            b"a file where the folder belongs",
+        )
+        .unwrap();
+        keeper.save(&app);
+        assert!(!path.exists());
+
+        std::fs::remove_file(dir.path().join("missing-folder")).unwrap();
+        keeper.save(&app);
+        assert_eq!(window_state_file::load(&path).unwrap(), Some(geometry(10)));
+    }
 
     #[test]
     fn logical_minimums_round_up_to_whole_physical_pixels() {
