@@ -298,14 +298,7 @@ async fn stops(options: &Options) -> Samples {
     .unwrap();
     wait_until_usable(&app).await;
     for stop in 1..=options.stops {
-        let composer = app.find_test_id("composer-input").await.unwrap();
-        composer.send_keys("Tell me a long story").await.unwrap();
-        app.find_test_id("send-button")
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        app.send_prompt("Tell me a long story").await.unwrap();
         app.wait_for_xpath(&format!(
             r#"(//*[@data-testid="message-assistant"])[{stop}][@data-state="streaming"]//*[@data-testid="assistant-text" and contains(., "there was a partial answer")]"#
         ))

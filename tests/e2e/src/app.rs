@@ -126,6 +126,16 @@ impl AppUnderTest {
         Ok(element)
     }
 
+    /// Types `text` into the composer and presses Send.
+    pub async fn send_prompt(&self, text: &str) -> Result<(), E2eError> {
+        self.find_test_id("composer-input")
+            .await?
+            .send_keys(text)
+            .await?;
+        self.find_test_id("send-button").await?.click().await?;
+        Ok(())
+    }
+
     /// Waits until the element with this `data-testid` has exactly this text.
     pub async fn wait_for_text(&self, test_id: &str, text: &str) -> Result<Element, E2eError> {
         let xpath = format!("//*[@data-testid=\"{test_id}\" and normalize-space(.)=\"{text}\"]");

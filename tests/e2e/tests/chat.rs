@@ -23,18 +23,6 @@ async fn launch_against(server: &ModelServer) -> AppUnderTest {
     .unwrap()
 }
 
-/// Types `text` into the composer and presses Send.
-async fn send(app: &AppUnderTest, text: &str) {
-    let composer = app.find_test_id("composer-input").await.unwrap();
-    composer.send_keys(text).await.unwrap();
-    app.find_test_id("send-button")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-}
-
 async fn wait_until_idle(app: &AppUnderTest) {
     app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
         .await
@@ -83,7 +71,7 @@ async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with
         std::fs::write(downloads.join(name), bytes).unwrap();
     }
 
-    send(&app, "我的下载目录里有哪些 PDF？").await;
+    app.send_prompt("我的下载目录里有哪些 PDF？").await.unwrap();
 
     app.wait_for_text("message-user", "我的下载目录里有哪些 PDF？")
         .await
@@ -136,7 +124,7 @@ async fn stop_closes_the_model_stream_and_keeps_the_partial_answer() {
     .await;
     let app = launch_against(&server).await;
 
-    send(&app, "Tell me a long story").await;
+    app.send_prompt("Tell me a long story").await.unwrap();
 
     app.wait_for_xpath(
         r#"//*[@data-testid="message-assistant" and @data-state="streaming"]//*[@data-testid="assistant-text" and contains(., "there was a partial answer")]"#,
@@ -194,7 +182,7 @@ async fn a_401_from_the_provider_shows_a_message_about_the_api_key() {
     .await;
     let app = launch_against(&server).await;
 
-    send(&app, "Hello").await;
+    app.send_prompt("Hello").await.unwrap();
 
     let notice = app
         .wait_for_xpath(r#"//*[@data-testid="assistant-error" or @data-testid="error-banner"]"#)
@@ -223,7 +211,7 @@ async fn hostile_markup_from_the_model_renders_inert() {
     let app = launch_against(&server).await;
     let title_before = app.client().title().await.unwrap();
 
-    send(&app, "Show me some HTML").await;
+    app.send_prompt("Show me some HTML").await.unwrap();
 
     let answer = app.wait_for_xpath(
         r#"//*[@data-testid="message-assistant" and @data-state="done"]//*[@data-testid="assistant-text" and contains(., "Harmless tail.")]"#,

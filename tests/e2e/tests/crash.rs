@@ -86,14 +86,7 @@ async fn a_crash_while_streaming_keeps_the_conversation_and_marks_the_partial_an
     .await
     .unwrap();
 
-    let composer = app.find_test_id("composer-input").await.unwrap();
-    composer.send_keys(PROMPT).await.unwrap();
-    app.find_test_id("send-button")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    app.send_prompt(PROMPT).await.unwrap();
     app.wait_for_xpath(&format!(
         r#"//*[@data-testid="message-assistant" and @data-state="streaming"]//*[@data-testid="assistant-text" and contains(., "{PARTIAL}")]"#
     ))
