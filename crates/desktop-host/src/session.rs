@@ -16,7 +16,7 @@
 //!   becomes an `error` notice (source `persistence`), never a failed run; the recorder keeps failed saves queued
 //!   and writes them, in order, with the next event.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -398,13 +398,13 @@ struct Persistence {
 
 impl Persistence {
     /// Saves what `event` completes or checkpoints; the texts of failures, in order.
+    ///
+    /// The checkpoint throttle is decided here, on the event's task, before any blocking work: of a long
+    /// answer's deltas only the one a checkpoint is due for (at most one a second) goes to a blocking thread.
     async fn save(&self, event: &Arc<AgentEvent>) -> Vec<String> {
         let mut failures = Vec::new();
         if let Some(recorder) = &self.recorder
-            && matches!(
-                event.as_ref(),
-                AgentEvent::MessageUpdate { .. } | AgentEvent::MessageEnd { .. }
-            )
+            && writes_now(recorder, event)
         {
             let recorder = Arc::clone(recorder);
             let event = Arc::clone(event);
@@ -429,6 +429,16 @@ impl Persistence {
             failures.push(reason);
         }
         failures
+    }
+}
+
+/// Whether the recorder has anything to write for `event` now. A checkpoint being written at this moment holds
+/// the lock: then the update is throttled anyway, and the check does not wait for the write.
+fn writes_now(recorder: &Mutex<ConversationRecorder>, event: &AgentEvent) -> bool {
+    match recorder.try_lock() {
+        Ok(recorder) => recorder.writes_for(event),
+        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().writes_for(event),
+        Err(TryLockError::WouldBlock) => matches!(event, AgentEvent::MessageEnd { .. }),
     }
 }
 

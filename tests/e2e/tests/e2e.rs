@@ -21,5 +21,8 @@ mod chat;
 // A crash (SIGKILL) while an answer streams, and the restart on the same data.
 mod crash;
 
+// A long answer that arrives fast: the window keeps answering, shows all of it, and Stop works.
+mod long_answer;
+
 // The first window: layout, idle state, the composer.
 mod window;

@@ -1,70 +1,64 @@
-// Renders a (possibly growing) Markdown text: finished blocks once, the tail at most once per animation frame.
-import { memo, useEffect, useRef, useState, type MouseEvent } from "react";
+// Renders a (possibly growing) Markdown text. The Markdown is lexed and rendered away from the window's work
+// (./markdown-renderer: in a worker); this view sanitises what comes back and puts it into the DOM. While the
+// text arrives at reading speed every new part is shown at once. When much more arrives than can be shown in a
+// frame (a fast model, a replay) the parts are put into the DOM a few times a second: a frame with no DOM change
+// costs the browser next to nothing, so the catch-up is not paid per frame, and the window keeps answering.
+// A view that is behind its text says so in the nearest render backlog until all of it is on screen.
+import { useContext, useEffect, useLayoutEffect, useRef, type MouseEvent } from "react";
 
-import { StreamingMarkdown, type StreamedMarkdown } from "./render";
+import { MarkdownDom } from "./markdown-dom";
+import { markdownRenderer, type MarkdownRenderer } from "./markdown-renderer";
+import { RenderBacklogContext } from "./render-backlog";
+
+/** While catching up, how often the blocks rendered so far go into the DOM (ms). */
+const CATCH_UP_COMMIT_MS = 100;
 
 interface MarkdownViewProps {
   text: string;
 }
 
 export function MarkdownView({ text }: MarkdownViewProps) {
-  // One renderer per mounted view (never shared), created on first render.
-  const renderer = useRef<StreamingMarkdown | null>(null);
-  const renderedText = useRef<string | null>(null);
+  const backlog = useContext(RenderBacklogContext);
+  const root = useRef<HTMLDivElement>(null);
+  const renderer = useRef<MarkdownRenderer | null>(null);
   const latestText = useRef(text);
-  const frame = useRef<number | null>(null);
-  const [rendered, setRendered] = useState<StreamedMarkdown>(() => {
-    const created = new StreamingMarkdown();
+  // The view's identity in the backlog.
+  const self = useRef({});
+
+  useLayoutEffect(() => {
+    const element = root.current;
+    if (element === null) return undefined;
+    const dom = new MarkdownDom(element);
+    let lastCommit = performance.now();
+    const created = markdownRenderer((part) => {
+      dom.stage(part);
+      const now = performance.now();
+      if (part.complete || now - lastCommit >= CATCH_UP_COMMIT_MS) {
+        dom.commit();
+        lastCommit = now;
+      }
+      if (part.complete && part.length === latestText.current.length) backlog?.set(self.current, false);
+    });
     renderer.current = created;
-    renderedText.current = text;
-    return created.update(text);
-  });
+    backlog?.set(self.current, true);
+    created.render(latestText.current);
+    return () => {
+      created.close();
+      renderer.current = null;
+      element.replaceChildren();
+      backlog?.set(self.current, false);
+    };
+  }, [backlog]);
 
   useEffect(() => {
+    if (text === latestText.current) return;
     latestText.current = text;
-    if (text === renderedText.current || frame.current !== null) return;
-    frame.current = requestAnimationFrame(() => {
-      frame.current = null;
-      const current = renderer.current ?? new StreamingMarkdown();
-      renderer.current = current;
-      renderedText.current = latestText.current;
-      setRendered(current.update(latestText.current));
-    });
-  }, [text]);
+    backlog?.set(self.current, true);
+    renderer.current?.render(text);
+  }, [text, backlog]);
 
-  useEffect(
-    () => () => {
-      if (frame.current !== null) cancelAnimationFrame(frame.current);
-      frame.current = null;
-    },
-    [],
-  );
-
-  return (
-    <div className="markdown" onClick={onMarkdownClick}>
-      {rendered.pages.map((page, index) => (
-        <MarkdownPage key={index} blocks={page} />
-      ))}
-      {rendered.tail.map((html, index) => (
-        <div key={`tail-${index}`} className="md-block" dangerouslySetInnerHTML={{ __html: html }} />
-      ))}
-    </div>
-  );
+  return <div className="markdown" ref={root} onClick={onMarkdownClick} />;
 }
-
-/**
- * A page of finished blocks; a full page keeps its array identity, so React skips it entirely, and its own
- * element lets the browser skip its layout and paint while it is off screen (CSS content-visibility).
- */
-const MarkdownPage = memo(function MarkdownPage({ blocks }: { blocks: readonly string[] }) {
-  return (
-    <div className="md-page">
-      {blocks.map((html, index) => (
-        <div key={index} className="md-block" dangerouslySetInnerHTML={{ __html: html }} />
-      ))}
-    </div>
-  );
-});
 
 /** Copy buttons copy their code block; links never navigate the webview. */
 function onMarkdownClick(event: MouseEvent<HTMLDivElement>): void {

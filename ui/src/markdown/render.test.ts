@@ -1,7 +1,14 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
 
-import { PAGE_SIZE, StreamingMarkdown, renderMarkdown, streamedHtml } from "./render";
+import {
+  LEX_WINDOW,
+  PAGE_SIZE,
+  StreamingMarkdown,
+  mayBeSetextHeading,
+  renderMarkdown,
+  streamedHtml,
+} from "./render";
 
 /** Renders `html` into a detached element, so tests inspect the DOM the app would get. */
 function dom(html: string): HTMLElement {
@@ -211,4 +218,58 @@ describe("incremental markdown rendering", () => {
       expect(streamedHtml(last), `trial ${trial}`).toBe(expected);
     }
   }, 60_000);
+
+  it("renders a text many windows long in one update exactly like the one-shot render", () => {
+    // Sections of every block kind, a fence with blank lines longer than a window, CRLF in places.
+    const longFence = ["```python", ...Array.from({ length: 400 }, (_, i) => (i % 7 === 0 ? "" : `x_${i} = ${i}`)), "```"];
+    const parts: string[] = [];
+    for (let index = 0; index < 60; index += 1) {
+      parts.push(`## Section ${index}`, "", `Text **${index}** with \`code\` and [a link](https://example.com/${index}).`, "");
+      parts.push("- one", "  - nested", "", "- loose item", "", "| a | b |", "|---|---|", `| ${index} | x |`, "");
+      if (index === 30) parts.push(...longFence, "");
+      parts.push("Setext heading", "---", "");
+    }
+    const text = parts.join("\n");
+    expect(text.length).toBeGreaterThan(LEX_WINDOW * 4);
+    expect(longFence.join("\n").length).toBeGreaterThan(LEX_WINDOW);
+    const crlf = text.slice(0, text.length / 2) + text.slice(text.length / 2).replaceAll("\n", "\r\n");
+    for (const source of [text, crlf]) {
+      const renderer = new StreamingMarkdown();
+      const whole = renderer.update(source);
+      expect(whole.complete).toBe(true);
+      expect(streamedHtml(whole)).toBe(renderMarkdown(source));
+    }
+  }, 60_000);
+
+  it("stops at its deadline with finished blocks only, and later updates finish the same render", () => {
+    const text = Array.from({ length: 200 }, (_, index) => `Paragraph ${index} **bold**.`).join("\n\n");
+    const renderer = new StreamingMarkdown();
+    const first = renderer.update(text, 0);
+    expect(first.complete).toBe(false);
+    expect(first.tail).toEqual([]);
+    const shownFirst = first.pages.flat().length;
+    expect(shownFirst).toBeGreaterThan(0);
+    expect(shownFirst).toBeLessThan(200);
+    let last = first;
+    let updates = 1;
+    while (!last.complete) {
+      last = renderer.update(text, 0);
+      updates += 1;
+      expect(updates).toBeLessThan(200);
+    }
+    expect(updates).toBeGreaterThan(1);
+    expect(streamedHtml(last)).toBe(renderMarkdown(text));
+  });
+
+  it("tries the setext heading rule only where an underline follows before a blank line", () => {
+    expect(mayBeSetextHeading("Title\n===\n")).toBe(true);
+    expect(mayBeSetextHeading("Title\nmore title\n   ---  \nafter")).toBe(true);
+    expect(mayBeSetextHeading("Title\r\n---\r\n")).toBe(true);
+    expect(mayBeSetextHeading("Title\n\n---\n")).toBe(false);
+    expect(mayBeSetextHeading("Title\n    ---\n")).toBe(false);
+    expect(mayBeSetextHeading("Just a paragraph\nover two lines\n")).toBe(false);
+    expect(mayBeSetextHeading("one line")).toBe(false);
+    expect(renderMarkdown("Title\n===\n\nText")).toBe("<h1>Title</h1>\n<p>Text</p>\n");
+    expect(renderMarkdown("Title\n\n---\n")).toBe("<p>Title</p>\n<hr>\n");
+  });
 });

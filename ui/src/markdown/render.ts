@@ -7,7 +7,7 @@
 import { Marked, type Token, type Tokens } from "marked";
 
 import { highlightCode } from "./highlight";
-import { sanitizeHtml } from "./sanitize";
+import { sanitizeBlocks } from "./sanitize";
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -17,6 +17,11 @@ markdown.use({
     // rendering a finished block once. Without them `[label]: url` is an ordinary paragraph.
     def() {
       return undefined;
+    },
+    // The setext heading rule is by far the most expensive one in WebKit's regular expression engine, and
+    // it is tried on every paragraph and table; it only runs where an underline could make one.
+    lheading(src) {
+      return mayBeSetextHeading(src) ? false : undefined;
     },
   },
   renderer: {
@@ -36,6 +41,24 @@ markdown.use({
     },
   },
 });
+
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+
+/**
+ * Whether a setext underline (`===` or `---` alone on its line) follows the first line of `src` before its
+ * first blank line: a setext heading needs one, so without it the rule cannot match.
+ */
+export function mayBeSetextHeading(src: string): boolean {
+  let start = src.indexOf("\n") + 1;
+  while (start > 0 && start < src.length) {
+    const newline = src.indexOf("\n", start);
+    const line = src.slice(start, newline < 0 ? src.length : newline).replace(/\r$/, "");
+    if (line.trim() === "") return false;
+    if (SETEXT_UNDERLINE.test(line)) return true;
+    start = newline + 1;
+  }
+  return false;
+}
 
 function escapeHtml(text: string): string {
   return text
@@ -92,15 +115,17 @@ function lexBlocks(text: string): Token[] {
   return [...markdown.lexer(text)];
 }
 
-/** The sanitised HTML of one top-level block ("" for blank space). */
-export function renderBlock(token: Token): string {
-  if (token.type === "space") return "";
-  return sanitizeHtml(markdown.parser([token]));
+/**
+ * The HTML of top-level blocks, blank space left out, before sanitising: nothing may put it into the DOM
+ * without ./sanitize (./markdown-dom does that for the window).
+ */
+function blocksHtml(tokens: readonly Token[]): string[] {
+  return tokens.filter((token) => token.type !== "space").map((token) => markdown.parser([token]));
 }
 
-/** One-shot render of a whole text: the reference the incremental render must equal. */
+/** One-shot render of a whole text, sanitised: the reference the incremental render must equal. */
 export function renderMarkdown(text: string): string {
-  return lexBlocks(normaliseNewlines(text)).map(renderBlock).join("");
+  return sanitizeBlocks(blocksHtml(lexBlocks(normaliseNewlines(text)))).join("");
 }
 
 function normaliseNewlines(text: string): string {
@@ -119,17 +144,34 @@ function rawIndexOf(raw: string, normalisedLength: number): number {
 /** Finished blocks are grouped in pages of this many; a full page never changes again. */
 export const PAGE_SIZE = 64;
 
+/**
+ * The most text lexed in one go (more only while a single block is longer). In WebKit the lexer's cost grows
+ * with the square of its input (measured: 1.2 KB of sections lex at 165 µs a section, 31 KB at 1,370 µs), so a
+ * tail is lexed window by window. A window is a prefix of the text to come, like any streamed text, so its
+ * finished blocks are final for the same reason.
+ */
+export const LEX_WINDOW = 2 * 1024;
+
+/** What the renderer made so far. Its HTML is not sanitised yet: ./sanitize comes before the DOM. */
 export interface StreamedMarkdown {
   /** Finished blocks' HTML in pages; every page but the last is immutable (same array identity). */
   pages: readonly (readonly string[])[];
-  /** The HTML of the blocks that may still change (the unfinished tail). */
+  /** The HTML of the blocks that may still change (the unfinished tail); empty while not `complete`. */
   tail: readonly string[];
+  /**
+   * The whole text is rendered. False when the call's deadline came first: the finished blocks so far are
+   * in `pages`, and the next `update` goes on from there.
+   */
+  complete: boolean;
+  /** Counts the times the renderer started over (the text was replaced): earlier pages are void then. */
+  epoch: number;
 }
 
 /**
  * Incremental renderer for one growing text. `update(text)` expects the previous text plus an appended suffix;
- * anything else (the text was replaced) starts over. Each call lexes only the unfinished tail, so its cost
- * does not grow with the length of the finished part.
+ * anything else (the text was replaced) starts over. Each call lexes only the unfinished tail, in windows of
+ * about [`LEX_WINDOW`] characters, so its cost does not grow with the length of the finished part, and it
+ * stops rendering finished blocks once `deadline` (a `performance.now()` time) passed.
  */
 export class StreamingMarkdown {
   private stableEnd = 0;
@@ -137,31 +179,43 @@ export class StreamingMarkdown {
   private lastStableSource = "";
   private pages: (readonly string[])[] = [];
   private openPage: string[] = [];
+  private epoch = 0;
 
-  update(text: string): StreamedMarkdown {
+  update(text: string, deadline = Number.POSITIVE_INFINITY): StreamedMarkdown {
     if (!this.extendsFinishedPart(text)) this.reset();
-    // Only the tail is looked at, so nothing here grows with the finished part. A trailing lone "\r" may be
-    // the first half of "\r\n": it waits for the next update.
-    const tailRaw = text.endsWith("\r") ? text.slice(this.stableEnd, -1) : text.slice(this.stableEnd);
-    const tail = normaliseNewlines(tailRaw);
-    const tokens = lexBlocks(tail);
-    const finishedCount = countFinished(tokens, tail.length);
-    let rawOffset = 0;
-    let normalisedOffset = 0;
-    for (let index = 0; index < finishedCount; index += 1) {
-      const token = tokens[index];
-      if (token === undefined) break;
-      normalisedOffset += token.raw.length;
-      const rawEnd = tail === tailRaw ? normalisedOffset : rawIndexOf(tailRaw, normalisedOffset);
-      this.lastStableSource = tailRaw.slice(rawOffset, rawEnd);
-      this.stableEnd += rawEnd - rawOffset;
-      rawOffset = rawEnd;
-      const html = renderBlock(token);
-      if (html !== "") this.pushFinished(html);
+    // A trailing lone "\r" may be the first half of "\r\n": it waits for the next update.
+    const end = text.endsWith("\r") ? text.length - 1 : text.length;
+    let window = LEX_WINDOW;
+    for (;;) {
+      const last = end - this.stableEnd <= window;
+      const tailRaw = last ? text.slice(this.stableEnd, end) : windowOf(text, this.stableEnd, window);
+      const tail = normaliseNewlines(tailRaw);
+      const tokens = lexBlocks(tail);
+      const finishedCount = countFinished(tokens, tail.length);
+      let rawOffset = 0;
+      let normalisedOffset = 0;
+      for (const token of tokens.slice(0, finishedCount)) {
+        normalisedOffset += token.raw.length;
+        const rawEnd = tail === tailRaw ? normalisedOffset : rawIndexOf(tailRaw, normalisedOffset);
+        this.lastStableSource = tailRaw.slice(rawOffset, rawEnd);
+        this.stableEnd += rawEnd - rawOffset;
+        rawOffset = rawEnd;
+      }
+      for (const html of blocksHtml(tokens.slice(0, finishedCount))) this.pushFinished(html);
+      if (last) {
+        const tail = blocksHtml(tokens.slice(finishedCount));
+        return { pages: this.currentPages(), tail, complete: true, epoch: this.epoch };
+      }
+      // Nothing finished inside the window: one block is longer than it, so look further.
+      window = finishedCount === 0 ? window * 2 : LEX_WINDOW;
+      if (finishedCount > 0 && performance.now() >= deadline) {
+        return { pages: this.currentPages(), tail: [], complete: false, epoch: this.epoch };
+      }
     }
-    const rest = tokens.slice(finishedCount).map(renderBlock).filter((html) => html !== "");
-    const pages = this.openPage.length === 0 ? [...this.pages] : [...this.pages, [...this.openPage]];
-    return { pages, tail: rest };
+  }
+
+  private currentPages(): (readonly string[])[] {
+    return this.openPage.length === 0 ? [...this.pages] : [...this.pages, [...this.openPage]];
   }
 
   private extendsFinishedPart(text: string): boolean {
@@ -179,11 +233,23 @@ export class StreamingMarkdown {
   }
 
   private reset(): void {
+    this.epoch += 1;
     this.stableEnd = 0;
     this.lastStableSource = "";
     this.pages = [];
     this.openPage = [];
   }
+}
+
+/**
+ * `window` characters of `text` from `start`, cut after their last line break (so "\r\n" is never split),
+ * or without a trailing "\r" when they hold none.
+ */
+function windowOf(text: string, start: number, window: number): string {
+  const raw = text.slice(start, start + window);
+  const lineEnd = raw.lastIndexOf("\n");
+  if (lineEnd >= 0) return raw.slice(0, lineEnd + 1);
+  return raw.endsWith("\r") ? raw.slice(0, -1) : raw;
 }
 
 /**
@@ -210,7 +276,7 @@ function countFinished(tokens: readonly Token[], sourceLength: number): number {
   return lastContent;
 }
 
-/** Concatenated HTML of a streamed render (what the DOM shows), for tests and the benchmark. */
+/** Concatenated sanitised HTML of a streamed render (what the DOM shows), for tests and the benchmark. */
 export function streamedHtml(streamed: StreamedMarkdown): string {
-  return streamed.pages.flat().join("") + streamed.tail.join("");
+  return sanitizeBlocks([...streamed.pages.flat(), ...streamed.tail]).join("");
 }

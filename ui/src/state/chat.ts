@@ -110,6 +110,8 @@ export interface ChatState {
 export type ChatAction =
   /** One envelope from the run's Channel. */
   | { type: "envelope"; envelope: Envelope; generation?: number }
+  /** Envelopes that arrived together, in order (one frame's worth). */
+  | { type: "envelopes"; envelopes: readonly Envelope[]; generation?: number }
   /** Send was pressed: the prompt command is being invoked with this text. */
   | { type: "prompt_submitted"; text: string; imageCount: number }
   /** Retry was pressed on this failed answer: continue_run is being invoked. */
@@ -164,6 +166,9 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case "envelope":
       if (isStale(state, action.generation)) return state;
       return applyEnvelope(state, action.envelope);
+    case "envelopes":
+      if (isStale(state, action.generation)) return state;
+      return action.envelopes.reduce(applyEnvelope, state);
     case "prompt_submitted": {
       const text = action.text.trim();
       if (text === "" && action.imageCount === 0) return state;

@@ -109,6 +109,31 @@ impl ConversationRecorder {
         }
     }
 
+    /// Whether [`Self::on_agent_event`] would write anything for `event`: a `message_end`, or a `message_update`
+    /// of the assistant message whose checkpoint is due. Reads the clock only, never the database, so a caller
+    /// can decide without blocking whether the event needs a blocking save at all.
+    pub fn writes_for(&self, event: &AgentEvent) -> bool {
+        match event {
+            AgentEvent::MessageUpdate { message, .. } => {
+                message.role() == "assistant" && self.checkpoint_due(self.store.now_ms())
+            }
+            AgentEvent::MessageEnd { .. } => true,
+            AgentEvent::AgentStart
+            | AgentEvent::AgentEnd { .. }
+            | AgentEvent::TurnStart
+            | AgentEvent::TurnEnd { .. }
+            | AgentEvent::MessageStart { .. }
+            | AgentEvent::ToolExecutionStart { .. }
+            | AgentEvent::ToolExecutionUpdate { .. }
+            | AgentEvent::ToolExecutionEnd { .. } => false,
+        }
+    }
+
+    fn checkpoint_due(&self, now: i64) -> bool {
+        self.streaming
+            .is_none_or(|streaming| now - streaming.attempted_at >= CHECKPOINT_INTERVAL_MS)
+    }
+
     /// A streaming update of the assistant message: saves `partial` if this is the message's first update or at
     /// least [`CHECKPOINT_INTERVAL_MS`] passed since its last checkpoint; otherwise does nothing.
     pub fn on_message_update<M: Serialize + ?Sized>(
@@ -116,10 +141,8 @@ impl ConversationRecorder {
         partial: &M,
     ) -> Result<CheckpointWrite, StoreError> {
         let now = self.store.now_ms();
-        if let Some(streaming) = self.streaming {
-            if now - streaming.attempted_at < CHECKPOINT_INTERVAL_MS {
-                return Ok(CheckpointWrite::Throttled);
-            }
+        if !self.checkpoint_due(now) {
+            return Ok(CheckpointWrite::Throttled);
         }
         self.write_checkpoint(partial, now)?;
         Ok(CheckpointWrite::Written)

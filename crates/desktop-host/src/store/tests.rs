@@ -128,3 +128,71 @@ fn the_store_and_the_key_store_can_live_in_app_state() {
     assert_shareable::<crate::secrets::ApiKeys>();
     assert_shareable::<StoreError>();
 }
+
+/// One `message_update` of a growing assistant answer, as the Agent's listeners receive it.
+fn text_update(text_so_far: &str, delta: &str) -> pi_agent::AgentEvent {
+    let mut partial = pi_ai::AssistantMessage::empty_for(
+        pi_ai::Api::SCRIPTED,
+        "scripted".to_owned(),
+        "m".to_owned(),
+    );
+    partial.content.push(Arc::new(pi_ai::AssistantBlock::text(
+        text_so_far.to_owned(),
+    )));
+    let partial = Arc::new(partial);
+    pi_agent::AgentEvent::MessageUpdate {
+        message: pi_agent::AgentMessage::Assistant(Arc::clone(&partial)),
+        assistant_message_event: pi_ai::AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: delta.to_owned(),
+            partial,
+        },
+    }
+}
+
+#[test]
+fn of_a_two_thousand_delta_answer_only_one_update_a_second_needs_a_write() {
+    let clock = ManualClock::new(1_700_000_000_000);
+    let store = Store::open_in_memory(Arc::new(clock.clone())).unwrap();
+    let conversation = store.create_conversation(None).unwrap();
+    let mut recorder = ConversationRecorder::new(store.clone(), conversation.id.clone());
+
+    // 2,000 deltas over 2.5 s: the host asks `writes_for` on the event's task and hands only those to a
+    // blocking thread (`on_agent_event`), as desktop-host's session does.
+    let mut text = String::new();
+    let mut blocking_writes = 0;
+    for index in 0..2_000 {
+        let delta = format!("word{index} ");
+        text.push_str(&delta);
+        let event = text_update(&text, &delta);
+        if recorder.writes_for(&event) {
+            blocking_writes += 1;
+            assert_eq!(
+                recorder.on_agent_event(&event).unwrap(),
+                Some(CheckpointWrite::Written)
+            );
+        } else {
+            assert_eq!(
+                recorder.on_agent_event(&event).unwrap(),
+                Some(CheckpointWrite::Throttled),
+                "an update `writes_for` skipped would not have been written either"
+            );
+        }
+        if index % 4 == 3 {
+            clock.advance(5);
+        }
+    }
+    // Checkpoints at 0 ms, 1,000 ms and 2,000 ms of the 2,500 ms answer.
+    assert_eq!(blocking_writes, 3);
+    let checkpoint = store.load_transcript(&conversation.id).unwrap().entries;
+    assert_eq!(checkpoint.len(), 1);
+
+    let end = pi_agent::AgentEvent::MessageEnd {
+        message: serde_json::from_value(json!({
+            "role": "user", "content": "not streamed", "timestamp": 1
+        }))
+        .unwrap(),
+    };
+    assert!(recorder.writes_for(&end), "every message_end is saved");
+    assert!(!recorder.writes_for(&pi_agent::AgentEvent::TurnStart));
+}

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -30,6 +31,7 @@ pub(crate) struct ModelServer {
     base_url: String,
     requests: Arc<Mutex<Vec<Value>>>,
     closed_by_client: Arc<Notify>,
+    last_byte_at: Arc<Mutex<Option<Instant>>>,
     feed: mpsc::UnboundedSender<Value>,
     task: JoinHandle<()>,
 }
@@ -44,6 +46,7 @@ struct Shared {
     requests: Arc<Mutex<Vec<Value>>>,
     replies: Mutex<VecDeque<Reply>>,
     closed_by_client: Arc<Notify>,
+    last_byte_at: Arc<Mutex<Option<Instant>>>,
     /// Chunks for the stream of a [`Reply::Feed`] (one such stream at a time).
     fed: tokio::sync::Mutex<mpsc::UnboundedReceiver<Value>>,
 }
@@ -55,11 +58,13 @@ impl ModelServer {
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let closed_by_client = Arc::new(Notify::new());
+        let last_byte_at = Arc::new(Mutex::new(None));
         let (feed, fed) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             requests: Arc::clone(&requests),
             replies: Mutex::new(VecDeque::from(replies)),
             closed_by_client: Arc::clone(&closed_by_client),
+            last_byte_at: Arc::clone(&last_byte_at),
             fed: tokio::sync::Mutex::new(fed),
         });
         let task = tokio::spawn(async move {
@@ -74,6 +79,7 @@ impl ModelServer {
             base_url,
             requests,
             closed_by_client,
+            last_byte_at,
             feed,
             task,
         }
@@ -105,6 +111,11 @@ impl ModelServer {
     /// Sends one more chunk down the open stream of a [`Reply::Feed`] (queued until that stream starts).
     pub(crate) fn feed(&self, chunk: Value) {
         self.feed.send(chunk).unwrap();
+    }
+
+    /// When the last complete stream ([`Reply::Stream`]) was written to the end, `[DONE]` included.
+    pub(crate) fn last_byte_at(&self) -> Option<Instant> {
+        *self.last_byte_at.lock().unwrap()
     }
 
     /// Resolves once a client closed a held-open stream (also if it closed before this is called).
@@ -187,6 +198,8 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> std::io::Result<()> {
         return Ok(());
     }
     socket.write_all(b"data: [DONE]\n\n").await?;
+    socket.flush().await?;
+    *shared.last_byte_at.lock().unwrap() = Some(Instant::now());
     socket.shutdown().await
 }
 

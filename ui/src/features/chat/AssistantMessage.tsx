@@ -5,6 +5,7 @@ import { memo } from "react";
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
 import { MarkdownView } from "../../markdown/MarkdownView";
+import { RenderBacklogContext, useCaughtUp, useNestedBacklog } from "../../markdown/render-backlog";
 import type { AssistantItem, ToolRun } from "../../state/chat";
 import { errorAdvice, toolCardStateOf } from "../../state/selectors";
 import { AlertIcon } from "./icons";
@@ -29,66 +30,71 @@ export const AssistantMessage = memo(function AssistantMessage({
   onRetry,
 }: AssistantMessageProps) {
   const strings = useStrings();
+  const backlog = useNestedBacklog();
+  // An answer that ended is shown as ended only once its text is on screen.
+  const status = useCaughtUp(backlog) ? item.status : "streaming";
   const empty = item.blocks.every((block) => block.type === "text" && block.text === "");
   return (
-    <article className="message assistant" data-testid="message-assistant" data-state={item.status}>
-      <div className="avatar" aria-hidden="true">
-        π
-      </div>
-      <div className="assistant-body">
-        {item.blocks.map((block, index) => {
-          switch (block.type) {
-            case "thinking":
-              return <ThinkingBlock key={index} block={block} />;
-            case "text":
-              return block.text === "" ? null : (
-                <div key={index} className="assistant-text" data-testid="assistant-text">
-                  <MarkdownView text={block.text} />
-                </div>
-              );
-            case "toolCall":
-              return (
-                <ToolCard
-                  key={block.id === "" ? index : block.id}
-                  call={block}
-                  run={tools[block.id]}
-                  state={toolCardStateOf(tools[block.id], runActive)}
-                  language={language}
-                />
-              );
-            default:
-              return null;
-          }
-        })}
-        {item.status === "streaming" && empty ? (
-          <div className="typing" aria-label={strings.thinking}>
-            <span />
-            <span />
-            <span />
-          </div>
-        ) : null}
-        {item.status === "error" || item.status === "stopped" || item.status === "interrupted" ? (
-          <div className={`answer-error ${item.status}`} data-testid="assistant-error" role="note">
-            <div className="answer-error-title" data-testid={item.status === "interrupted" ? "interrupted-label" : undefined}>
-              <AlertIcon />
-              {item.status === "error"
-                ? strings.errorTitle
-                : item.status === "interrupted"
-                  ? strings.interruptedTitle
-                  : strings.stoppedTitle}
+    <RenderBacklogContext.Provider value={backlog}>
+      <article className="message assistant" data-testid="message-assistant" data-state={status}>
+        <div className="avatar" aria-hidden="true">
+          π
+        </div>
+        <div className="assistant-body">
+          {item.blocks.map((block, index) => {
+            switch (block.type) {
+              case "thinking":
+                return <ThinkingBlock key={index} block={block} />;
+              case "text":
+                return block.text === "" ? null : (
+                  <div key={index} className="assistant-text" data-testid="assistant-text">
+                    <MarkdownView text={block.text} />
+                  </div>
+                );
+              case "toolCall":
+                return (
+                  <ToolCard
+                    key={block.id === "" ? index : block.id}
+                    call={block}
+                    run={tools[block.id]}
+                    state={toolCardStateOf(tools[block.id], runActive)}
+                    language={language}
+                  />
+                );
+              default:
+                return null;
+            }
+          })}
+          {status === "streaming" && empty ? (
+            <div className="typing" aria-label={strings.thinking}>
+              <span />
+              <span />
+              <span />
             </div>
-            {item.status === "error" && item.errorMessage !== undefined ? (
-              <div className="answer-error-detail">{item.errorMessage}</div>
-            ) : null}
-            <div className="answer-error-advice">{strings.advice[errorAdvice(item)]}</div>
-            {retryable ? (
-              <button type="button" className="retry-button" data-testid="retry-button" onClick={() => onRetry(item.id)}>
-                {strings.retry}
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-      </div>
-    </article>
+          ) : null}
+          {status === "error" || status === "stopped" || status === "interrupted" ? (
+            <div className={`answer-error ${status}`} data-testid="assistant-error" role="note">
+              <div className="answer-error-title" data-testid={item.status === "interrupted" ? "interrupted-label" : undefined}>
+                <AlertIcon />
+                {item.status === "error"
+                  ? strings.errorTitle
+                  : item.status === "interrupted"
+                    ? strings.interruptedTitle
+                    : strings.stoppedTitle}
+              </div>
+              {item.status === "error" && item.errorMessage !== undefined ? (
+                <div className="answer-error-detail">{item.errorMessage}</div>
+              ) : null}
+              <div className="answer-error-advice">{strings.advice[errorAdvice(item)]}</div>
+              {retryable ? (
+                <button type="button" className="retry-button" data-testid="retry-button" onClick={() => onRetry(item.id)}>
+                  {strings.retry}
+                </button>
+              ) : null}
+            </div>
+          ) : null}
+        </div>
+      </article>
+    </RenderBacklogContext.Provider>
   );
 });

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
 import type { SettingsView } from "../../ipc/wire";
+import { RenderBacklog, RenderBacklogContext, useCaughtUp } from "../../markdown/render-backlog";
 import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { Sidebar } from "../sidebar/Sidebar";
@@ -33,6 +34,11 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
   const scroller = useRef<HTMLElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const { scrollToBottom } = useStickToBottom(scroller, content);
+  const [backlog] = useState(() => new RenderBacklog());
+  // The run's end is shown (idle, Send) only once the answer's text is on screen too.
+  const caughtUp = useCaughtUp(backlog);
+  const facts = statusLine(state);
+  const shownFacts = caughtUp || facts.status !== "idle" ? facts : { ...facts, status: "running" as const };
   const stopEnabled = canStop(state);
   const { stop } = intents;
 
@@ -134,10 +140,12 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
         {banner !== null ? (
           <ErrorBanner banner={banner} onDismiss={state.banner !== null ? intents.dismissBanner : null} />
         ) : null}
-        <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+        <RenderBacklogContext.Provider value={backlog}>
+          <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+        </RenderBacklogContext.Provider>
         <footer className="composer-area">
           <Composer
-            canSend={canSend(state)}
+            canSend={canSend(state) && caughtUp}
             canStop={stopEnabled}
             stopRequested={state.stopRequested}
             onSend={(text) => {
@@ -147,7 +155,7 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
             }}
             onStop={stop}
           />
-          <StatusLine facts={statusLine(state)} modelName={settings?.model ?? ""} />
+          <StatusLine facts={shownFacts} modelName={settings?.model ?? ""} />
         </footer>
         {settingsOpen ? (
           <SettingsPanel

@@ -17,6 +17,7 @@ import {
 import type { AppState, Envelope } from "../../ipc/wire";
 import { chatReducer, initialChatState, type ChatState } from "../../state/chat";
 import { canSend, canStop, followsForeignRun } from "../../state/selectors";
+import { envelopeInbox } from "./envelope-inbox";
 
 /** How often get_state is polled while a run this window cannot follow is active. */
 const FOREIGN_RUN_POLL_MS = 1000;
@@ -79,7 +80,8 @@ export function useChat(): [ChatState, ChatIntents] {
       if (!sendEnabled || text.trim() === "") return false;
       const tag = generation.current;
       dispatch({ type: "prompt_submitted", text, imageCount: 0 });
-      sendPrompt(text.trim(), [], (envelope: Envelope) => dispatch({ type: "envelope", envelope, generation: tag })).then(
+      const inbox = envelopeInbox((envelopes: Envelope[]) => dispatch({ type: "envelopes", envelopes, generation: tag }));
+      sendPrompt(text.trim(), [], inbox).then(
         () => dispatch({ type: "run_command_settled", generation: tag }),
         (error: unknown) =>
           dispatch({ type: "command_failed", command: "prompt", error: toCommandError(error), generation: tag }),
@@ -102,7 +104,8 @@ export function useChat(): [ChatState, ChatIntents] {
       if (!sendEnabled) return;
       const tag = generation.current;
       dispatch({ type: "continue_submitted", assistantId });
-      continueRun((envelope: Envelope) => dispatch({ type: "envelope", envelope, generation: tag })).then(
+      const inbox = envelopeInbox((envelopes: Envelope[]) => dispatch({ type: "envelopes", envelopes, generation: tag }));
+      continueRun(inbox).then(
         () => dispatch({ type: "run_command_settled", generation: tag }),
         (error: unknown) =>
           dispatch({

@@ -1,0 +1,83 @@
+// Keeps an element in step with a growing Markdown text, on the DOM directly: finished blocks are appended
+// once, in pages of PAGE_SIZE (a page's element lets the browser skip its layout and paint while it is off
+// screen), and only the unfinished tail is replaced. A long answer's thousands of blocks never pass through
+// React's reconciliation, and each block's HTML is parsed once, by the sanitiser.
+//
+// Two steps, so a caller can spread the work: `stage` sanitises what the renderer finished into detached
+// elements, `commit` puts everything staged into the DOM at once.
+//
+// The one place rendered Markdown enters the DOM: every block passes through ./sanitize here.
+import type { RenderedPart } from "./markdown-parts";
+import { PAGE_SIZE } from "./render";
+import { sanitizeBlockElements } from "./sanitize";
+
+export class MarkdownDom {
+  private readonly pageElements: HTMLElement[] = [];
+  /** Finished blocks in the DOM. */
+  private shownBlocks = 0;
+  private staged: Element[] = [];
+  /** The tail's HTML as last staged, and its elements when they are not in the DOM yet. */
+  private tailHtml: readonly string[] = [];
+  private stagedTail: Element[] | null = null;
+  private tailElements: Element[] = [];
+  private epoch = -1;
+
+  constructor(private readonly root: HTMLElement) {}
+
+  /** Sanitises the part's new blocks and its tail for the next commit. */
+  stage(part: RenderedPart): void {
+    if (part.epoch !== this.epoch) this.clear(part.epoch);
+    if (part.added.length > 0) this.staged.push(...sanitizeBlockElements(part.added));
+    if (!sameBlocks(part.tail, this.tailHtml)) {
+      this.tailHtml = part.tail;
+      this.stagedTail = sanitizeBlockElements(part.tail);
+    }
+  }
+
+  /** Puts everything staged into the DOM. */
+  commit(): void {
+    let next = 0;
+    while (next < this.staged.length) {
+      const page = Math.floor(this.shownBlocks / PAGE_SIZE);
+      const room = (page + 1) * PAGE_SIZE - this.shownBlocks;
+      const batch = this.staged.slice(next, next + room);
+      this.page(page).append(...batch);
+      this.shownBlocks += batch.length;
+      next += batch.length;
+    }
+    this.staged = [];
+    if (this.stagedTail !== null) {
+      for (const element of this.tailElements) element.remove();
+      this.root.append(...this.stagedTail);
+      this.tailElements = this.stagedTail;
+      this.stagedTail = null;
+    }
+  }
+
+  /** The element of page `index`, created after the pages before it (so before the tail). */
+  private page(index: number): HTMLElement {
+    const existing = this.pageElements[index];
+    if (existing !== undefined) return existing;
+    const element = document.createElement("div");
+    element.className = "md-page";
+    const previous = this.pageElements[index - 1];
+    this.root.insertBefore(element, previous === undefined ? this.root.firstChild : previous.nextSibling);
+    this.pageElements[index] = element;
+    return element;
+  }
+
+  private clear(epoch: number): void {
+    this.root.replaceChildren();
+    this.pageElements.length = 0;
+    this.shownBlocks = 0;
+    this.staged = [];
+    this.tailHtml = [];
+    this.stagedTail = null;
+    this.tailElements = [];
+    this.epoch = epoch;
+  }
+}
+
+function sameBlocks(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((html, index) => html === b[index]);
+}
