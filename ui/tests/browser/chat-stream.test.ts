@@ -380,7 +380,8 @@ describe("tool cards, errors and safety", () => {
     await expect(rows.nth(2).locator("td").nth(1).textContent()).resolves.toBe("");
 
     await streamRichAnswer();
-    await page.locator('[data-testid="message-assistant"][data-state="done"]').nth(0).waitFor();
+    // The answer after the tool call is done once all of its text is on screen.
+    await page.locator('[data-testid="message-assistant"]').nth(1).and(page.locator('[data-state="done"]')).waitFor();
     await expect(page.locator(".code-block code.hljs.language-bash").count()).resolves.toBe(1);
     await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
     await page.screenshot({ path: join(ARTIFACTS, "chat-light.png") });
