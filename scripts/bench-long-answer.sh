@@ -7,9 +7,4 @@ source "$REPO_ROOT/scripts/lib/setup.sh"
 source "$REPO_ROOT/scripts/lib/build.sh"
 
 setup_tests
-build_ui
-build_app
-step "bench: cargo run -p pi-desktop-e2e --features e2e --example long_answer_bench -- $*"
-cd "$REPO_ROOT"
-PI_DESKTOP_APP="$APP_BINARY" xvfb-run -a -s "-screen 0 1280x800x24" \
-  cargo run -q -p pi-desktop-e2e --features e2e --example long_answer_bench -- "$@"
+run_app_example long_answer_bench "$@"

@@ -14,3 +14,16 @@ build_app() {
   APP_BINARY="$(cargo_target_dir)/debug/pi-desktop"
   export APP_BINARY
 }
+
+# Builds the UI and the app like the end-to-end layer, then runs the e2e crate's example $1 (a benchmark)
+# under Xvfb with the remaining arguments.
+run_app_example() {
+  local example="$1"
+  shift
+  build_ui
+  build_app
+  step "bench: cargo run -p pi-desktop-e2e --features e2e --example $example -- $*"
+  cd "$REPO_ROOT"
+  PI_DESKTOP_APP="$APP_BINARY" xvfb-run -a -s "-screen 0 1280x800x24" \
+    cargo run -q -p pi-desktop-e2e --features e2e --example "$example" -- "$@"
+}
