@@ -1,10 +1,10 @@
 // The messages between the window and the render worker (./render.worker). Each Markdown view has a number;
 // the worker keeps that view's text and renderer until the view closes.
 //
-// Flow control: the worker sends a view at most one part at a time and the next only after the window took
-// the previous one (`taken`); what it renders meanwhile is merged into the next part, and a part carries at
-// most MAX_PART_BLOCKS new blocks. So the window's queue never holds more than one part a view, and nothing
-// the window cannot show yet waits in it.
+// Flow control: at most MAX_PARTS_IN_FLIGHT parts of a view are on their way to the window or waiting in its
+// queue; the worker sends the next only after the window took one (`taken`). What it renders meanwhile is merged
+// into the next part, and a part carries at most MAX_PART_BLOCKS new blocks. So the window's queue stays short
+// (the next part is there when it is free, without a round trip), and nothing more waits in it.
 import type { RenderedPart } from "./markdown-parts";
 
 export type ToRenderWorker =
@@ -17,7 +17,10 @@ export type ToRenderWorker =
   | { view: number; kind: "close" };
 
 /** The most new blocks one part carries (sanitising them is the window's work for that part). */
-export const MAX_PART_BLOCKS = 96;
+export const MAX_PART_BLOCKS = 64;
+
+/** The most parts of one view sent and not taken yet. */
+export const MAX_PARTS_IN_FLIGHT = 2;
 
 export interface FromRenderWorker {
   view: number;

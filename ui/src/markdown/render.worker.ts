@@ -3,7 +3,12 @@
 // (./render-protocol has the flow control).
 import type { RenderedPart } from "./markdown-parts";
 import { MarkdownParts } from "./markdown-parts";
-import { MAX_PART_BLOCKS, type FromRenderWorker, type ToRenderWorker } from "./render-protocol";
+import {
+  MAX_PART_BLOCKS,
+  MAX_PARTS_IN_FLIGHT,
+  type FromRenderWorker,
+  type ToRenderWorker,
+} from "./render-protocol";
 
 /** Rendering time per slice (ms) before the worker looks at its messages again. */
 const SLICE_MS = 12;
@@ -15,8 +20,8 @@ interface ViewState {
   doneLength: number;
   /** What was rendered and not sent yet, merged; null when everything was sent. */
   outbox: Outbox | null;
-  /** A part was sent and the window has not taken it yet. */
-  awaitingWindow: boolean;
+  /** Parts sent that the window has not taken yet. */
+  inFlight: number;
 }
 
 /**
@@ -47,7 +52,7 @@ scope.onmessage = ({ data }) => {
           text: data.text,
           doneLength: -1,
           outbox: null,
-          awaitingWindow: false,
+          inFlight: 0,
         });
       } else {
         state.text = data.text;
@@ -59,7 +64,7 @@ scope.onmessage = ({ data }) => {
       break;
     case "taken":
       if (state !== undefined) {
-        state.awaitingWindow = false;
+        state.inFlight -= 1;
         send(data.view, state);
       }
       break;
@@ -108,10 +113,15 @@ function merge(outbox: Outbox | null, part: RenderedPart): Outbox {
   return outbox;
 }
 
-/** Sends the view's next part if the window took the last one; at most MAX_PART_BLOCKS new blocks at once. */
+/**
+ * Sends the view's next parts while fewer than MAX_PARTS_IN_FLIGHT wait for the window; at most MAX_PART_BLOCKS
+ * new blocks a part.
+ */
 function send(view: number, state: ViewState): void {
-  const outbox = state.outbox;
-  if (state.awaitingWindow || outbox === null) return;
+  while (state.inFlight < MAX_PARTS_IN_FLIGHT && state.outbox !== null) sendOne(view, state, state.outbox);
+}
+
+function sendOne(view: number, state: ViewState, outbox: Outbox): void {
   const end = Math.min(outbox.blocks.length, outbox.first + MAX_PART_BLOCKS);
   const added = outbox.blocks.slice(outbox.first, end);
   const last = end === outbox.blocks.length;
@@ -126,5 +136,5 @@ function send(view: number, state: ViewState): void {
     }
   }
   scope.postMessage({ view, part });
-  state.awaitingWindow = true;
+  state.inFlight += 1;
 }
