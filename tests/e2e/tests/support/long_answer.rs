@@ -96,11 +96,16 @@ impl Responsiveness {
     }
 }
 
-/// The probe's script: cheap while the run goes on (one attribute read); once the status line reads idle it
-/// also says whether the answer's last heading is on screen.
+/// The probe's script: as cheap as `return 1` while the run goes on. Finding the status line walks the document in
+/// order, past every node of the answer, so it is looked up once and kept (React keeps the element); once it
+/// reads idle, the script also says whether the answer's last heading is on screen.
 const PROBE_SCRIPT: &str = r#"
-const status = document.querySelector('[data-testid="run-status"]');
-const state = status === null ? null : status.getAttribute("data-state");
+let status = window.__probedRunStatus;
+if (status === undefined || !status.isConnected) {
+  status = document.querySelector('[data-testid="run-status"]');
+  window.__probedRunStatus = status === null ? undefined : status;
+}
+const state = status === null || status === undefined ? null : status.getAttribute("data-state");
 if (state !== "idle") return [state, false];
 const headings = document.querySelectorAll('[data-testid="assistant-text"] h2');
 const last = headings.length === 0 ? null : headings[headings.length - 1].textContent;
