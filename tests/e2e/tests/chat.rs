@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::support::model_server::{
     ModelServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
 };
+use crate::support::stop::stop_the_answer;
 
 /// How long the server may take to see the app close a stopped stream.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(30);
@@ -141,20 +142,7 @@ async fn stop_closes_the_model_stream_and_keeps_the_partial_answer() {
         "Send must be disabled while the answer streams"
     );
     app.screenshot("stop-while-streaming").await.unwrap();
-    app.wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-
-    tokio::time::timeout(CLOSE_DEADLINE, server.client_closed())
-        .await
-        .expect("the app never closed the model stream after Stop");
-    let stopped = app
-        .wait_for_css(r#"[data-testid="message-assistant"][data-state="stopped"]"#)
-        .await
-        .unwrap();
+    let stopped = stop_the_answer(&app, &server, CLOSE_DEADLINE).await;
     let text = stopped.text().await.unwrap();
     assert!(
         text.contains("Once upon a time, there was a partial answer"),

@@ -8,6 +8,7 @@ use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 
 use crate::support::long_answer::{PROBE_INTERVAL, markdown_answer, probe_until_idle};
 use crate::support::model_server::{ModelServer, Reply, text_chunks, unfinished_text_chunks};
+use crate::support::stop::stop_the_answer;
 
 /// About 1 MB of Markdown in 24-character deltas: some 41,700 deltas and 3,400 sections.
 const ANSWER_CHARS: usize = 1_000_000;
@@ -105,20 +106,7 @@ async fn stop_in_the_middle_of_a_fast_long_answer_stops_it_and_keeps_what_arrive
     )
     .await
     .unwrap();
-    app.wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-
-    tokio::time::timeout(RUN_DEADLINE, server.client_closed())
-        .await
-        .expect("the app never closed the model stream after Stop");
-    let stopped = app
-        .wait_for_css(r#"[data-testid="message-assistant"][data-state="stopped"]"#)
-        .await
-        .unwrap();
+    let stopped = stop_the_answer(&app, &server, RUN_DEADLINE).await;
     app.wait_for_css(r#"[data-testid="send-button"]:not([disabled])"#)
         .await
         .unwrap();

@@ -3,3 +3,4 @@
 pub(crate) mod long_answer;
 pub(crate) mod model_server;
 pub(crate) mod session_bus;
+pub(crate) mod stop;
