@@ -29,8 +29,6 @@ mod long_answer;
 
 use std::time::{Duration, Instant};
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
-
 use long_answer::{markdown_answer, probe_until_idle};
 use model_server::{ModelServer, Reply, text_chunks};
 
@@ -73,12 +71,7 @@ async fn main() {
     );
     for run in 1..=runs {
         let server = ModelServer::start(vec![Reply::Stream(text_chunks(&deltas))]).await;
-        let app = AppUnderTest::launch(LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        })
-        .await
-        .unwrap();
+        let app = server.launch_app().await;
         app.send_prompt("Write a very long structured document")
             .await
             .unwrap();

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -14,15 +14,6 @@ use crate::support::stop::stop_the_answer;
 
 /// How long the server may take to see the app close a stopped stream.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(30);
-
-async fn launch_against(server: &ModelServer) -> AppUnderTest {
-    AppUnderTest::launch(LaunchOptions {
-        envs: server.app_envs(),
-        args: Vec::new(),
-    })
-    .await
-    .unwrap()
-}
 
 async fn wait_until_idle(app: &AppUnderTest) {
     app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
@@ -59,7 +50,7 @@ async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with
         ])),
     ])
     .await;
-    let app = launch_against(&server).await;
+    let app = server.launch_app().await;
     let downloads = app.home().join("Downloads");
     std::fs::create_dir_all(&downloads).unwrap();
     for (name, bytes) in [
@@ -123,7 +114,7 @@ async fn stop_closes_the_model_stream_and_keeps_the_partial_answer() {
         "there was a partial answer",
     ]))])
     .await;
-    let app = launch_against(&server).await;
+    let app = server.launch_app().await;
 
     app.send_prompt("Tell me a long story").await.unwrap();
 
@@ -168,7 +159,7 @@ async fn a_401_from_the_provider_shows_a_message_about_the_api_key() {
         }}),
     )])
     .await;
-    let app = launch_against(&server).await;
+    let app = server.launch_app().await;
 
     app.send_prompt("Hello").await.unwrap();
 
@@ -196,7 +187,7 @@ async fn hostile_markup_from_the_model_renders_inert() {
         "Harmless tail.",
     ]))])
     .await;
-    let app = launch_against(&server).await;
+    let app = server.launch_app().await;
     let title_before = app.client().title().await.unwrap();
 
     app.send_prompt("Show me some HTML").await.unwrap();

@@ -4,8 +4,6 @@
 
 use std::time::Duration;
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
-
 use crate::support::long_answer::{PROBE_INTERVAL, markdown_answer, probe_until_idle};
 use crate::support::model_server::{ModelServer, Reply, text_chunks, unfinished_text_chunks};
 use crate::support::stop::stop_the_answer;
@@ -20,22 +18,13 @@ const MAX_BOUND: Duration = Duration::from_millis(2_000);
 const IDLE_AFTER_LAST_BYTE_BOUND: Duration = Duration::from_secs(20);
 const RUN_DEADLINE: Duration = Duration::from_secs(180);
 
-async fn launch_against(server: &ModelServer) -> AppUnderTest {
-    AppUnderTest::launch(LaunchOptions {
-        envs: server.app_envs(),
-        args: Vec::new(),
-    })
-    .await
-    .unwrap()
-}
-
 #[tokio::test]
 async fn a_one_megabyte_answer_arriving_fast_keeps_the_window_answering_and_shows_all_of_it() {
     let answer = markdown_answer(ANSWER_CHARS);
     let deltas = answer.deltas(DELTA_CHARS);
     assert!(deltas.len() > 40_000, "{} deltas", deltas.len());
     let server = ModelServer::start(vec![Reply::Stream(text_chunks(&deltas))]).await;
-    let app = launch_against(&server).await;
+    let app = server.launch_app().await;
 
     app.send_prompt("Write a very long structured document")
         .await
@@ -96,7 +85,7 @@ async fn stop_in_the_middle_of_a_fast_long_answer_stops_it_and_keeps_what_arrive
     let answer = markdown_answer(ANSWER_CHARS / 2);
     let deltas = answer.deltas(DELTA_CHARS);
     let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&deltas))]).await;
-    let app = launch_against(&server).await;
+    let app = server.launch_app().await;
 
     app.send_prompt("Write a very long structured document")
         .await

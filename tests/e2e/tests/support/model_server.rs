@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -101,6 +102,16 @@ impl ModelServer {
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect()
+    }
+
+    /// Launches the app pointed at this server (a home of its own, no arguments).
+    pub(crate) async fn launch_app(&self) -> AppUnderTest {
+        AppUnderTest::launch(LaunchOptions {
+            envs: self.app_envs(),
+            args: Vec::new(),
+        })
+        .await
+        .unwrap()
     }
 
     /// The JSON bodies of the chat requests received so far.
