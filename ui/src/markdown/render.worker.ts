@@ -1,5 +1,5 @@
 // The render worker: lexes and renders the views' Markdown off the window's thread, in slices, so new text
-// that arrives meanwhile is taken in between, and sends each view's parts back one at a time
+// that arrives meanwhile is taken in between, and sends each view's parts back, a few in flight at most
 // (./render-protocol has the flow control).
 import type { RenderedPart } from "./markdown-parts";
 import { MarkdownParts } from "./markdown-parts";

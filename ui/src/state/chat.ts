@@ -108,9 +108,7 @@ export interface ChatState {
 }
 
 export type ChatAction =
-  /** One envelope from the run's Channel. */
-  | { type: "envelope"; envelope: Envelope; generation?: number }
-  /** Envelopes that arrived together, in order (one frame's worth). */
+  /** Envelopes from the run's Channel that arrived together, in order (one frame's worth). */
   | { type: "envelopes"; envelopes: readonly Envelope[]; generation?: number }
   /** Send was pressed: the prompt command is being invoked with this text. */
   | { type: "prompt_submitted"; text: string; imageCount: number }
@@ -163,9 +161,6 @@ function isStale(state: ChatState, generation: number | undefined): boolean {
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
-    case "envelope":
-      if (isStale(state, action.generation)) return state;
-      return applyEnvelope(state, action.envelope);
     case "envelopes":
       if (isStale(state, action.generation)) return state;
       return action.envelopes.reduce(applyEnvelope, state);

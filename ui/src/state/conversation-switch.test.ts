@@ -38,7 +38,7 @@ function streamingInA(): { state: ChatState; generation: number; rest: Envelope[
   const head = envelopes.slice(0, 6);
   const state = reduce(loaded, [
     { type: "prompt_submitted", text: "Hello", imageCount: 0 },
-    ...head.map((envelope): ChatAction => ({ type: "envelope", envelope, generation })),
+    ...head.map((envelope): ChatAction => ({ type: "envelopes", envelopes: [envelope], generation })),
   ]);
   return { state, generation, rest: envelopes.slice(6) };
 }
@@ -71,7 +71,7 @@ describe("switching conversation", () => {
     const switched = chatReducer(state, { type: "conversation_loaded", appState: STORED, origin: "switch" });
 
     const after = reduce(switched, [
-      ...rest.map((envelope): ChatAction => ({ type: "envelope", envelope, generation })),
+      ...rest.map((envelope): ChatAction => ({ type: "envelopes", envelopes: [envelope], generation })),
       { type: "command_failed", command: "prompt", error: { kind: "provider", message: "late" }, generation },
       { type: "run_command_settled", generation },
     ]);
@@ -87,7 +87,7 @@ describe("switching conversation", () => {
     const { state, generation, rest } = streamingInA();
     const after = reduce(
       state,
-      rest.map((envelope): ChatAction => ({ type: "envelope", envelope, generation })),
+      rest.map((envelope): ChatAction => ({ type: "envelopes", envelopes: [envelope], generation })),
     );
     const last = after.transcript[after.transcript.length - 1];
     expect(last?.kind === "assistant" ? last.blocks[0] : undefined).toMatchObject({ type: "text", text: "Hi from a" });
@@ -98,7 +98,7 @@ describe("switching conversation", () => {
     const fresh = chatReducer(state, { type: "conversation_loaded", appState: conversation("c", []), origin: "new" });
     expect(fresh.transcript).toEqual([]);
     expect(fresh.conversationId).toBe("c");
-    const after = reduce(fresh, rest.map((envelope): ChatAction => ({ type: "envelope", envelope, generation })));
+    const after = reduce(fresh, rest.map((envelope): ChatAction => ({ type: "envelopes", envelopes: [envelope], generation })));
     expect(after).toEqual(fresh);
   });
 

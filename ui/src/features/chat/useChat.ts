@@ -3,7 +3,7 @@
 //
 // Every run is tagged with the generation (state.generation) it was sent in: after a switch of conversation the
 // old run goes on in the background, and its envelopes and its promise's result are dropped by the reducer.
-import { useCallback, useEffect, useReducer, useRef } from "react";
+import { useCallback, useEffect, useReducer, useRef, type Dispatch } from "react";
 
 import {
   abortRun,
@@ -15,7 +15,7 @@ import {
   toCommandError,
 } from "../../ipc/backend";
 import type { AppState, Envelope } from "../../ipc/wire";
-import { chatReducer, initialChatState, type ChatState } from "../../state/chat";
+import { chatReducer, initialChatState, type ChatAction, type ChatState } from "../../state/chat";
 import { canSend, canStop, followsForeignRun } from "../../state/selectors";
 import { envelopeInbox } from "./envelope-inbox";
 
@@ -80,8 +80,7 @@ export function useChat(): [ChatState, ChatIntents] {
       if (!sendEnabled || text.trim() === "") return false;
       const tag = generation.current;
       dispatch({ type: "prompt_submitted", text, imageCount: 0 });
-      const inbox = envelopeInbox((envelopes: Envelope[]) => dispatch({ type: "envelopes", envelopes, generation: tag }));
-      sendPrompt(text.trim(), [], inbox).then(
+      sendPrompt(text.trim(), [], runInbox(dispatch, tag)).then(
         () => dispatch({ type: "run_command_settled", generation: tag }),
         (error: unknown) =>
           dispatch({ type: "command_failed", command: "prompt", error: toCommandError(error), generation: tag }),
@@ -104,8 +103,7 @@ export function useChat(): [ChatState, ChatIntents] {
       if (!sendEnabled) return;
       const tag = generation.current;
       dispatch({ type: "continue_submitted", assistantId });
-      const inbox = envelopeInbox((envelopes: Envelope[]) => dispatch({ type: "envelopes", envelopes, generation: tag }));
-      continueRun(inbox).then(
+      continueRun(runInbox(dispatch, tag)).then(
         () => dispatch({ type: "run_command_settled", generation: tag }),
         (error: unknown) =>
           dispatch({
@@ -142,4 +140,9 @@ export function useChat(): [ChatState, ChatIntents] {
   const dismissBanner = useCallback(() => dispatch({ type: "banner_dismissed" }), []);
 
   return [state, { send, stop, retry, startNewConversation, conversationOpened, reloadAfterDelete, dismissBanner }];
+}
+
+/** The Channel handler of a run sent in generation `tag`: its envelopes reach the reducer a frame's worth at a time. */
+function runInbox(dispatch: Dispatch<ChatAction>, tag: number): (envelope: Envelope) => void {
+  return envelopeInbox((envelopes) => dispatch({ type: "envelopes", envelopes, generation: tag }));
 }
