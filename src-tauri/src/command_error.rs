@@ -46,7 +46,8 @@ impl From<SessionError> for CommandError {
     fn from(error: SessionError) -> CommandError {
         let kind = match &error {
             SessionError::Busy(_) => ErrorKind::Busy,
-            SessionError::Agent(_) => ErrorKind::Invalid,
+            SessionError::NothingToContinue(_) => ErrorKind::Invalid,
+            SessionError::Agent(_) => ErrorKind::Internal,
             SessionError::Setup(_) => ErrorKind::Provider,
         };
         CommandError::new(kind, error.to_string())

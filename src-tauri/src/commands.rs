@@ -5,3 +5,4 @@ pub(crate) mod conversation;
 pub(crate) mod conversations;
 pub(crate) mod run;
 pub(crate) mod settings;
+pub(crate) mod stream;

@@ -1,16 +1,17 @@
 //! The IPC surface as the window sees it: the real config and capabilities on Tauri's mock runtime, and the run
-//! commands against desktop-host's scripted model with a capturing `Channel`.
+//! commands against desktop-host's scripted model with the window's event stream on a capturing `Channel`.
 
 use std::collections::HashMap;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use desktop_host::desktop_paths::DesktopPaths;
 use desktop_host::session::SessionOptions;
 use desktop_host::settings::{
     NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings,
 };
+use desktop_host::conversations::Conversations;
 use desktop_host::wire::Envelope;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -21,7 +22,6 @@ use tauri::{App, Manager as _, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 use crate::command_error::{CommandError, ErrorKind};
 use crate::commands;
-use crate::commands::conversations::AppConversations;
 
 /// A scripted (offline, deterministic) model, a temporary home and a temporary app data folder.
 struct TestApp {
@@ -31,6 +31,11 @@ struct TestApp {
 }
 
 fn scripted_app() -> TestApp {
+    scripted_app_with(|_options| {})
+}
+
+/// [`scripted_app`] with every session's options changed by `adjust`.
+fn scripted_app_with(adjust: fn(&mut SessionOptions)) -> TestApp {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
     let home_path = home.path().to_path_buf();
@@ -49,7 +54,9 @@ fn scripted_app() -> TestApp {
         })
         .unwrap();
         let paths = DesktopPaths::from_folders(home_path.clone(), None, HashMap::new());
-        Ok(SessionOptions::new(settings, paths))
+        let mut options = SessionOptions::new(settings, paths);
+        adjust(&mut options);
+        Ok(options)
     });
     let conversations = crate::host::open_conversations(
         data.path().to_path_buf(),
@@ -118,28 +125,75 @@ fn body_json(body: InvokeResponseBody) -> Value {
     }
 }
 
+/// Every envelope a subscribed Channel was sent, as JSON.
+#[derive(Default)]
+struct Captured {
+    seen: Mutex<Vec<Value>>,
+    arrived: Condvar,
+}
+
+impl Captured {
+    /// Waits (at most 30 s) until an envelope matches `predicate`; returns everything seen until then.
+    fn wait_for(&self, predicate: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = self.seen.lock().unwrap();
+        loop {
+            if let Some(found) = seen.iter().position(&predicate) {
+                return seen[..=found].to_vec();
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "no such envelope came: {seen:?}");
+            seen = self.arrived.wait_timeout(seen, left).unwrap().0;
+        }
+    }
+
+    /// Waits for run `accepted`'s `idle`; returns everything seen until then.
+    fn wait_for_idle(&self, accepted: &Value) -> Vec<Value> {
+        self.wait_for(|envelope| {
+            envelope["runId"] == accepted["runId"] && envelope["notice"]["type"] == "idle"
+        })
+    }
+
+    fn all(&self) -> Vec<Value> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
 /// A Channel that keeps every envelope it is sent, as JSON.
-fn capturing_channel() -> (Channel<Envelope>, Arc<Mutex<Vec<Value>>>) {
-    let captured = Arc::new(Mutex::new(Vec::new()));
+fn capturing_channel() -> (Channel<Envelope>, Arc<Captured>) {
+    let captured = Arc::new(Captured::default());
     let sink = Arc::clone(&captured);
     let channel = Channel::new(move |body| {
-        sink.lock().unwrap().push(body_json(body));
+        sink.seen.lock().unwrap().push(body_json(body));
+        sink.arrived.notify_all();
         Ok(())
     });
     (channel, captured)
 }
 
-fn prompt(
-    app: &App<MockRuntime>,
-    text: &str,
-    channel: Channel<Envelope>,
-) -> Result<(), CommandError> {
-    tauri::async_runtime::block_on(commands::run::prompt(
-        app.state::<AppConversations>(),
-        text.to_owned(),
-        None,
+/// Subscribes the main window's event stream to a capturing Channel; returns the snapshot and the capture.
+fn subscribe(app: &App<MockRuntime>) -> (Value, Arc<Captured>) {
+    let (channel, captured) = capturing_channel();
+    let window = app
+        .get_webview_window("main")
+        .unwrap_or_else(|| main_window(app));
+    let snapshot = tauri::async_runtime::block_on(commands::stream::subscribe(
+        window,
+        app.state::<Conversations>(),
         channel,
     ))
+    .unwrap();
+    (serde_json::to_value(snapshot).unwrap(), captured)
+}
+
+/// Sends a prompt; resolves with the accepted run (`{conversationId, runId}`) as the window gets it.
+fn prompt(app: &App<MockRuntime>, text: &str) -> Result<Value, CommandError> {
+    tauri::async_runtime::block_on(commands::run::prompt(
+        app.state::<Conversations>(),
+        text.to_owned(),
+        None,
+    ))
+    .map(|accepted| serde_json::to_value(accepted).unwrap())
 }
 
 #[test]
@@ -201,13 +255,16 @@ fn a_command_the_app_does_not_have_is_refused() {
 }
 
 #[test]
-fn prompt_streams_numbered_envelopes_and_resolves_after_the_idle_notice() {
+fn prompt_returns_once_accepted_and_the_runs_envelopes_reach_the_windows_channel_ending_in_idle() {
     let test_app = scripted_app();
-    let (channel, captured) = capturing_channel();
+    let (snapshot, captured) = subscribe(&test_app.app);
+    assert_eq!(snapshot, json!({ "runs": [] }), "nothing runs yet");
 
-    prompt(&test_app.app, "hello there", channel).unwrap();
+    let accepted = prompt(&test_app.app, "hello there").unwrap();
 
-    let envelopes = captured.lock().unwrap().clone();
+    assert!(accepted["conversationId"].is_string(), "{accepted}");
+    assert_eq!(accepted["runId"], json!(1));
+    let envelopes = captured.wait_for_idle(&accepted);
     let seqs: Vec<u64> = envelopes
         .iter()
         .map(|envelope| envelope["seq"].as_u64().unwrap())
@@ -215,12 +272,13 @@ fn prompt_streams_numbered_envelopes_and_resolves_after_the_idle_notice() {
     let expected_seqs: Vec<u64> = (1..=envelopes.len() as u64).collect();
     assert_eq!(seqs, expected_seqs, "seq starts at 1 and has no gaps");
     assert!(envelopes.iter().all(|envelope| envelope["v"] == json!(1)));
-    assert_eq!(envelopes[0]["event"]["type"], json!("agent_start"));
-    assert_eq!(
-        envelopes.last().unwrap()["notice"],
-        json!({ "type": "idle" }),
-        "the last envelope before prompt resolved is idle"
+    assert!(
+        envelopes.iter().all(|envelope| envelope["conversationId"]
+            == accepted["conversationId"]
+            && envelope["runId"] == accepted["runId"]),
+        "every envelope names its conversation and run: {envelopes:?}"
     );
+    assert_eq!(envelopes[0]["event"]["type"], json!("agent_start"));
     let answer: String = envelopes
         .iter()
         .filter(|envelope| envelope["event"]["type"] == json!("message_update"))
@@ -243,9 +301,8 @@ fn prompt_streams_numbered_envelopes_and_resolves_after_the_idle_notice() {
 
 #[test]
 fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
-    let test_app = scripted_app();
-    let app_handle = test_app.app.handle().clone();
-    // The first run's channel holds its first envelope until released, so the run cannot settle.
+    // One envelope in flight at most, and a window that holds the first one: the run cannot settle.
+    let test_app = scripted_app_with(|options| options.envelope_capacity = 1);
     let (started_tx, started_rx) = mpsc::channel::<()>();
     let (release_tx, release_rx) = mpsc::channel::<()>();
     let release_rx = Mutex::new(release_rx);
@@ -255,40 +312,30 @@ fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
         }
         Ok(())
     });
-    let first_run = tauri::async_runtime::spawn(async move {
-        commands::run::prompt(
-            app_handle.state::<AppConversations>(),
-            "first".to_owned(),
-            None,
-            blocking_channel,
-        )
-        .await
-    });
+    tauri::async_runtime::block_on(commands::stream::subscribe(
+        main_window(&test_app.app),
+        test_app.app.state::<Conversations>(),
+        blocking_channel,
+    ))
+    .unwrap();
+    prompt(&test_app.app, "first").unwrap();
     started_rx.recv_timeout(Duration::from_secs(30)).unwrap();
 
-    let (second_channel, second_captured) = capturing_channel();
-    let refusal = prompt(&test_app.app, "second", second_channel).unwrap_err();
+    let refusal = prompt(&test_app.app, "second").unwrap_err();
 
     assert_eq!(refusal.kind, ErrorKind::Busy);
     assert_eq!(
         refusal.message,
         "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
     );
-    assert_eq!(
-        second_captured.lock().unwrap().len(),
-        0,
-        "the refused prompt got no events"
-    );
     drop(release_tx);
-    tauri::async_runtime::block_on(first_run).unwrap().unwrap();
 }
 
 fn prompt_with_images(
     app: &App<MockRuntime>,
     text: &str,
     images: Vec<(&str, &str)>,
-    channel: Channel<Envelope>,
-) -> Result<(), CommandError> {
+) -> Result<Value, CommandError> {
     let images = images
         .into_iter()
         .map(|(data, mime_type)| commands::run::ImageInput {
@@ -297,27 +344,26 @@ fn prompt_with_images(
         })
         .collect();
     tauri::async_runtime::block_on(commands::run::prompt(
-        app.state::<AppConversations>(),
+        app.state::<Conversations>(),
         text.to_owned(),
         Some(images),
-        channel,
     ))
+    .map(|accepted| serde_json::to_value(accepted).unwrap())
 }
 
 #[test]
 fn a_prompt_with_one_image_streams_and_ends_with_idle_and_keeps_the_image() {
     let test_app = scripted_app();
-    let (channel, captured) = capturing_channel();
+    let (_snapshot, captured) = subscribe(&test_app.app);
 
-    prompt_with_images(
+    let accepted = prompt_with_images(
         &test_app.app,
         "what is this?",
         vec![("iVBORw0KGgo=", "image/png")],
-        channel,
     )
     .unwrap();
 
-    let envelopes = captured.lock().unwrap().clone();
+    let envelopes = captured.wait_for_idle(&accepted);
     assert_eq!(envelopes[0]["event"]["type"], json!("agent_start"));
     assert!(
         envelopes
@@ -345,13 +391,12 @@ fn a_prompt_with_one_image_streams_and_ends_with_idle_and_keeps_the_image() {
 #[test]
 fn a_prompt_with_an_unsupported_image_is_refused_as_invalid_before_anything_runs() {
     let test_app = scripted_app();
-    let (channel, captured) = capturing_channel();
+    let (_snapshot, captured) = subscribe(&test_app.app);
 
     let refusal = prompt_with_images(
         &test_app.app,
         "what is this?",
         vec![("aGk=", "image/bmp")],
-        channel,
     )
     .unwrap_err();
 
@@ -360,14 +405,14 @@ fn a_prompt_with_an_unsupported_image_is_refused_as_invalid_before_anything_runs
         refusal.message,
         "Image 1 has the type \"image/bmp\"; attach PNG, JPEG, GIF or WebP images."
     );
-    assert_eq!(captured.lock().unwrap().len(), 0, "nothing ran");
+    assert_eq!(captured.all(), Vec::<Value>::new(), "nothing ran");
 }
 
 #[test]
 fn new_conversation_starts_empty_after_a_run() {
     let test_app = scripted_app();
-    let (channel, _captured) = capturing_channel();
-    prompt(&test_app.app, "hello", channel).unwrap();
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    captured.wait_for_idle(&prompt(&test_app.app, "hello").unwrap());
     let before =
         tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
             .unwrap();
@@ -394,8 +439,8 @@ fn new_conversation_starts_empty_after_a_run() {
 fn list_conversations_after_a_prompt_lists_that_conversation_as_active() {
     let test_app = scripted_app();
     let main_window = main_window(&test_app.app);
-    let (channel, _captured) = capturing_channel();
-    prompt(&test_app.app, "hello list", channel).unwrap();
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    captured.wait_for_idle(&prompt(&test_app.app, "hello list").unwrap());
     let state = invoke(&main_window, "get_state").unwrap();
     let conversation_id = state["conversationId"].clone();
     assert!(conversation_id.is_string(), "{state}");

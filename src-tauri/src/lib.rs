@@ -8,7 +8,6 @@
 //! Configuration has one home, `tauri.conf.json` at the repository root (`src-tauri/tauri.conf.json`
 //! is a symlink to it for the Tauri CLI). What the window may call is granted in `capabilities/`.
 
-mod channel_bridge;
 mod command_error;
 mod commands;
 #[cfg(target_os = "linux")]
@@ -60,6 +59,7 @@ pub enum RunError {
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
+        commands::stream::subscribe,
         commands::conversation::get_state,
         commands::conversation::new_conversation,
         commands::run::prompt,

@@ -1,7 +1,8 @@
 //! [`Conversations`]: the app's conversations, each saved as it streams. This is what src-tauri holds in its
 //! state instead of a bare [`DesktopSession`]: it opens the [`Store`] in the app's data folder, keeps one
-//! [`DesktopSession`] per open conversation (each with its own [`ConversationRecorder`] and its own envelope
-//! receiver), and lists, searches, renames, deletes, restores and exports conversations.
+//! [`DesktopSession`] per open conversation (each with its own [`ConversationRecorder`]), streams all their
+//! envelopes to the windows that subscribed ([`Conversations::subscribe`], see [`LiveStream`]), and lists,
+//! searches, renames, deletes, restores and exports conversations.
 //!
 //! Contracts:
 //! - Opening never fails because of the database: a damaged file is moved aside by the store, and a folder that
@@ -10,20 +11,19 @@
 //!   session that starts.
 //! - Exactly one conversation is active (the one `prompt`, `abort`, `get_state` act on). Switching
 //!   ([`Conversations::open_conversation`], [`Conversations::new_conversation`]) never stops a run: a streaming
-//!   conversation keeps running in the background and keeps saving. Its envelopes stay on its own receiver, so
-//!   events of two conversations never share a stream. Idle background sessions are closed on a switch; they are
-//!   rebuilt from the store when opened again.
+//!   conversation keeps running in the background and keeps saving. Every envelope carries its conversation's
+//!   id, and each conversation numbers its own. Idle background sessions are closed on a switch; they are rebuilt
+//!   from the store when opened again.
 //! - Every session is made from fresh [`SessionOptions`] of the [`SessionOptionsFactory`] (so a new conversation
-//!   picks up changed settings; it is called outside the service's lock and may block briefly), and its envelope
-//!   receiver goes to the [`SessionStartedHook`], which turns it into the app's per-conversation attachment `A`
-//!   (the Channel bridge, a run gate). Listing, search, rename, delete and export work even when no session can
-//!   be made (no provider configured).
+//!   picks up changed settings; it is called outside the service's lock and may block briefly). Listing, search,
+//!   rename, delete and export work even when no session can be made (no provider configured).
 //! - A reopened conversation gets its stored transcript; a message interrupted by a crash comes back as an
 //!   aborted assistant message with [`INTERRUPTED_ERROR_MESSAGE`] (see [`is_interrupted_message`]), shown but never
 //!   sent to a model as if it were whole.
 //! - No lock is held across an `.await`; store calls are short and synchronous (see the `store` module).
 
 mod export_file;
+mod live_stream;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -31,9 +31,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_agent::AgentMessage;
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 pub use export_file::{ExportedFile, export_file_name};
+pub use live_stream::{LiveSnapshot, LiveStream, RunPhase, RunSnapshot, RunningTool};
 
 use crate::session::{DesktopSession, SessionError, SessionOptions};
 use crate::settings::ResolvedSettings;
@@ -42,55 +42,36 @@ use crate::store::{
     DayZone, ExportFormat, INTERRUPTED_ERROR_MESSAGE, SearchHit, Store, StoreError, StoreNotice,
     SystemClock, Transcript, group_by_day,
 };
-use crate::wire::{Envelope, NoticeSource};
+use crate::wire::{EnvelopeSink, NoticeSource};
 
 /// Makes the options of a new session (settings resolved now), or says why none can be made. The options'
 /// `messages` and `recorder` are replaced per conversation. Called outside the service's lock; may block briefly.
 pub type SessionOptionsFactory =
     Arc<dyn Fn() -> Result<SessionOptions, Box<dyn std::error::Error + Send + Sync>> + Send + Sync>;
 
-/// Called with every session the service starts, before anyone uses it: the app's Channel bridge takes the
-/// receiver here and returns what the app keeps beside the session. Called while the service's lock is held:
-/// it must not block (spawn a task for the reading) and must not call back into the service.
-pub type SessionStartedHook<A> = Arc<dyn Fn(StartedSession) -> A + Send + Sync>;
-
-/// A session that just started, with the receiving end of its envelopes.
-pub struct StartedSession {
-    /// The conversation it runs.
-    pub conversation_id: ConversationId,
-    /// The session (a cheap clone of the one the service keeps).
-    pub session: DesktopSession,
-    /// Its envelopes, in order; only this session's.
-    pub envelopes: mpsc::Receiver<Envelope>,
-}
-
 /// How to open the service.
-pub struct ConversationsOptions<A> {
+pub struct ConversationsOptions {
     /// The app's data folder; the database is `<data_dir>/`[`DATABASE_FILE_NAME`].
     pub data_dir: PathBuf,
     /// Where exports are written (the user's Downloads folder).
     pub export_dir: PathBuf,
     /// Makes each session's options.
     pub session_options: SessionOptionsFactory,
-    /// Takes each new session's envelopes and makes the app's attachment for it.
-    pub on_session_started: SessionStartedHook<A>,
     /// The store's clock (titles, undo window, checkpoint throttling).
     pub clock: Arc<dyn Clock>,
 }
 
-impl<A> ConversationsOptions<A> {
+impl ConversationsOptions {
     /// Options with the system clock.
     pub fn new(
         data_dir: PathBuf,
         export_dir: PathBuf,
         session_options: SessionOptionsFactory,
-        on_session_started: SessionStartedHook<A>,
-    ) -> ConversationsOptions<A> {
+    ) -> ConversationsOptions {
         ConversationsOptions {
             data_dir,
             export_dir,
             session_options,
-            on_session_started,
             clock: Arc::new(SystemClock),
         }
     }
@@ -107,23 +88,12 @@ pub struct StorageStatus {
 }
 
 /// An open conversation: what `prompt` and the other chat commands act on.
-pub struct OpenConversation<A> {
+#[derive(Clone)]
+pub struct OpenConversation {
     /// Its id.
     pub id: ConversationId,
     /// Its session.
     pub session: DesktopSession,
-    /// What the hook made for it (shared by every handle on this conversation).
-    pub attachment: Arc<A>,
-}
-
-impl<A> Clone for OpenConversation<A> {
-    fn clone(&self) -> Self {
-        OpenConversation {
-            id: self.id.clone(),
-            session: self.session.clone(),
-            attachment: Arc::clone(&self.attachment),
-        }
-    }
 }
 
 /// The sidebar's list.
@@ -173,34 +143,26 @@ pub enum ConversationsError {
     },
 }
 
-/// The app's conversations; `A` is what the app keeps beside each session (see [`SessionStartedHook`]). Cheap
-/// to clone; clones share everything.
-pub struct Conversations<A> {
-    inner: Arc<ConversationsInner<A>>,
+/// The app's conversations. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Conversations {
+    inner: Arc<ConversationsInner>,
 }
 
-impl<A> Clone for Conversations<A> {
-    fn clone(&self) -> Self {
-        Conversations {
-            inner: Arc::clone(&self.inner),
-        }
-    }
-}
-
-struct ConversationsInner<A> {
+struct ConversationsInner {
     store: Store,
     storage: StorageStatus,
     /// Storage notices not yet sent on a session.
     unsent_notices: Mutex<Vec<String>>,
     export_dir: PathBuf,
     session_options: SessionOptionsFactory,
-    on_session_started: SessionStartedHook<A>,
-    open: Mutex<OpenSessions<A>>,
+    live: Arc<LiveStream>,
+    open: Mutex<OpenSessions>,
 }
 
-struct OpenSessions<A> {
+struct OpenSessions {
     active: Option<ConversationId>,
-    sessions: HashMap<ConversationId, OpenConversation<A>>,
+    sessions: HashMap<ConversationId, OpenConversation>,
 }
 
 /// What to start when no open session can be reused.
@@ -211,11 +173,11 @@ enum Planned {
     Stored(ConversationId, Vec<AgentMessage>),
 }
 
-impl<A> Conversations<A> {
+impl Conversations {
     /// Opens the store in `options.data_dir`, falling back to an in-memory store (with a notice) when the file
     /// cannot be opened. No session starts until [`Conversations::active`] or a switch asks for one. Fails only
     /// when not even an in-memory database can be made.
-    pub fn open(options: ConversationsOptions<A>) -> Result<Conversations<A>, ConversationsError> {
+    pub fn open(options: ConversationsOptions) -> Result<Conversations, ConversationsError> {
         let path = options.data_dir.join(DATABASE_FILE_NAME);
         let (store, storage) = match Store::open_with_clock(&path, Arc::clone(&options.clock)) {
             Ok(opened) => (
@@ -249,7 +211,7 @@ impl<A> Conversations<A> {
                 storage,
                 export_dir: options.export_dir,
                 session_options: options.session_options,
-                on_session_started: options.on_session_started,
+                live: Arc::default(),
                 open: Mutex::new(OpenSessions {
                     active: None,
                     sessions: HashMap::new(),
@@ -263,6 +225,13 @@ impl<A> Conversations<A> {
         &self.inner.store
     }
 
+    /// Sends every envelope of every conversation from now on to `sink` (replacing an earlier subscription with
+    /// the same `key`, such as a reloaded window's), and returns the runs in progress as of the last envelope
+    /// sent before.
+    pub fn subscribe(&self, key: &str, sink: Arc<dyn EnvelopeSink>) -> LiveSnapshot {
+        self.inner.live.subscribe(key, sink)
+    }
+
     /// Where conversations are kept and what opening the database had to do.
     pub fn storage(&self) -> &StorageStatus {
         &self.inner.storage
@@ -270,7 +239,7 @@ impl<A> Conversations<A> {
 
     /// The active conversation. When none is open yet (start-up, or the active one was deleted), opens the most
     /// recently changed conversation, or starts a new one when there is none.
-    pub async fn active(&self) -> Result<OpenConversation<A>, ConversationsError> {
+    pub async fn active(&self) -> Result<OpenConversation, ConversationsError> {
         if let Some(active) = self.lock_open().active_conversation() {
             return Ok(active);
         }
@@ -287,14 +256,14 @@ impl<A> Conversations<A> {
     }
 
     /// The active conversation if one is open; never starts a session.
-    pub fn active_if_open(&self) -> Option<OpenConversation<A>> {
+    pub fn active_if_open(&self) -> Option<OpenConversation> {
         self.lock_open().active_conversation()
     }
 
     /// Makes a new, empty conversation active. The active one keeps running if it streams. When the active
     /// conversation is still empty and idle, it is reused instead of adding another empty one.
-    pub async fn new_conversation(&self) -> Result<OpenConversation<A>, ConversationsError> {
-        let reusable = |open: &OpenSessions<A>| {
+    pub async fn new_conversation(&self) -> Result<OpenConversation, ConversationsError> {
+        let reusable = |open: &OpenSessions| {
             open.active_conversation().filter(|active| {
                 let state = active.session.get_state();
                 state.messages.is_empty() && !state.is_streaming
@@ -311,8 +280,8 @@ impl<A> Conversations<A> {
     pub async fn open_conversation(
         &self,
         id: &ConversationId,
-    ) -> Result<OpenConversation<A>, ConversationsError> {
-        let already_open = |open: &mut OpenSessions<A>| {
+    ) -> Result<OpenConversation, ConversationsError> {
+        let already_open = |open: &mut OpenSessions| {
             let conversation = open.sessions.get(id).cloned()?;
             open.activate(id.clone());
             Some(conversation)
@@ -339,7 +308,7 @@ impl<A> Conversations<A> {
         let mut streaming_ids: Vec<ConversationId> = open
             .sessions
             .values()
-            .filter(|conversation| conversation.session.agent().is_streaming())
+            .filter(|conversation| conversation.session.is_running())
             .map(|conversation| conversation.id.clone())
             .collect();
         streaming_ids.sort();
@@ -444,7 +413,7 @@ impl<A> Conversations<A> {
         Ok(())
     }
 
-    fn lock_open(&self) -> std::sync::MutexGuard<'_, OpenSessions<A>> {
+    fn lock_open(&self) -> std::sync::MutexGuard<'_, OpenSessions> {
         self.inner
             .open
             .lock()
@@ -461,8 +430,8 @@ impl<A> Conversations<A> {
     async fn start(
         &self,
         planned: Planned,
-        already: impl FnOnce(&mut OpenSessions<A>) -> Option<OpenConversation<A>>,
-    ) -> Result<OpenConversation<A>, ConversationsError> {
+        already: impl FnOnce(&mut OpenSessions) -> Option<OpenConversation>,
+    ) -> Result<OpenConversation, ConversationsError> {
         let mut options =
             (self.inner.session_options)().map_err(ConversationsError::SessionOptions)?;
         let conversation = {
@@ -485,16 +454,10 @@ impl<A> Conversations<A> {
                 self.inner.store.clone(),
                 id.clone(),
             ))));
-            let (session, envelopes) = DesktopSession::start(options)?;
-            let attachment = Arc::new((self.inner.on_session_started)(StartedSession {
-                conversation_id: id.clone(),
-                session: session.clone(),
-                envelopes,
-            }));
+            let session = DesktopSession::start(options, self.inner.live.sink_for(id.clone()))?;
             let conversation = OpenConversation {
                 id: id.clone(),
                 session,
-                attachment,
             };
             open.sessions.insert(id.clone(), conversation.clone());
             open.activate(id);
@@ -517,15 +480,15 @@ impl<A> Conversations<A> {
     }
 }
 
-impl<A> OpenSessions<A> {
-    fn active_conversation(&self) -> Option<OpenConversation<A>> {
+impl OpenSessions {
+    fn active_conversation(&self) -> Option<OpenConversation> {
         self.sessions.get(self.active.as_ref()?).cloned()
     }
 
     /// Makes `id` active and closes idle background sessions (they are rebuilt from the store when needed).
     fn activate(&mut self, id: ConversationId) {
         self.sessions.retain(|open_id, conversation| {
-            *open_id == id || conversation.session.agent().is_streaming()
+            *open_id == id || conversation.session.is_running()
         });
         self.active = Some(id);
     }

@@ -1,21 +1,27 @@
 //! [`DesktopSession`]: one conversation as the app runs it — an Agent built from the settings, the desktop
 //! tools and a `stream_fn` over pi-ai's `Models`, plus a forwarder that turns every AgentEvent into numbered wire
-//! envelopes on a bounded channel. src-tauri's commands are thin wrappers over its methods; `pi-chat` uses it too.
+//! envelopes for an [`EnvelopeSink`]. The conversations service runs one per open conversation; `pi-chat` and the
+//! tests use it alone.
 //!
 //! Contracts:
-//! - Create it inside a tokio runtime ([`DesktopSession::start`] spawns the forwarder).
-//! - Envelopes come out in event order. The Agent's listener awaits the bounded channel, so a slow reader slows
-//!   the run instead of growing memory; when the reader is gone, envelopes are dropped and the run goes on.
-//! - [`DesktopSession::prompt`] and [`DesktopSession::continue_run`] return after the run settled, the final
-//!   `state` notice and the `idle` notice were handed to the channel (so "Send" comes back on `idle`, the book's
-//!   settling rule). A prompt while a run is active is refused with pi's message and nothing is queued.
+//! - Create it inside a tokio runtime ([`DesktopSession::start`] spawns the forwarder, runs are spawned tasks).
+//! - Envelopes come out in event order. The Agent's listener awaits a bounded channel to the forwarder, so a
+//!   forwarder that falls behind slows the run instead of growing memory.
+//! - [`DesktopSession::start_prompt`] and [`DesktopSession::start_continue`] return as soon as the run is accepted
+//!   (with its [`RunId`]) or refused ([`SessionError::refused_before_running`]: busy, nothing to continue from).
+//!   One run at a time: a run holds the session's run gate until its `idle` notice went to the forwarder, which
+//!   the session sends after `prompt()`/`continue()` settled (the book's settling rule: Send comes back on
+//!   `idle`, not on `agent_end`). [`RunHandle::finished`] resolves then. [`DesktopSession::prompt`] is both
+//!   steps in one call.
 //! - `abort`, `steer`, `follow_up` and `get_state` work from any task at any time.
 //! - Persistence: an optional [`store::ConversationRecorder`](crate::store::ConversationRecorder) sees every event
 //!   (it checkpoints the streaming assistant message at most once a second and saves each `message_end`; its
-//!   SQLite work runs under `spawn_blocking`), and an optional hook sees every `message_end`. A failure of either
-//!   becomes an `error` notice (source `persistence`), never a failed run; the recorder keeps failed saves queued
-//!   and writes them, in order, with the next event.
+//!   SQLite work runs under `spawn_blocking`, and only for the events it writes), and an optional hook sees every
+//!   `message_end`. A failure of either becomes an `error` notice (source `persistence`), never a failed run; the
+//!   recorder keeps failed saves queued and writes them, in order, with the next event.
 
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::time::Duration;
 
@@ -26,8 +32,7 @@ use pi_agent::{
 };
 use pi_ai::{ModelThinkingLevel, StopReason, UserBlock, UserContent, UserMessage};
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::sync::{OwnedMutexGuard, mpsc, oneshot};
 
 mod prompt_images;
 
@@ -45,10 +50,11 @@ use crate::model_registry::{ModelSetupError, model_for, models_for, stream_fn_fo
 use crate::settings::ResolvedSettings;
 use crate::store::ConversationRecorder;
 use crate::wire::{
-    DeltaCoalescer, Envelope, ForwardItem, HostNotice, NoticeSource, spawn_forwarder,
+    DeltaCoalescer, Envelope, EnvelopeSink, ForwardItem, HostNotice, NoticeSource, RunId,
+    spawn_forwarder,
 };
 
-/// Envelopes buffered between the forwarder and the reader by default.
+/// Events buffered between the Agent's listener and the forwarder by default.
 pub const DEFAULT_ENVELOPE_CAPACITY: usize = 256;
 
 /// Called with every completed message (to persist it); an `Err` text becomes a persistence notice.
@@ -66,7 +72,7 @@ pub struct SessionOptions {
     pub messages: Vec<AgentMessage>,
     /// Replaces the stream function built from the settings (tests, custom model layers).
     pub stream_fn: Option<StreamFn>,
-    /// Capacity of the envelope channel.
+    /// Capacity of the channel from the Agent's listener to the forwarder.
     pub envelope_capacity: usize,
     /// The coalescing window for deltas (zero disables coalescing).
     pub coalesce_window: Duration,
@@ -95,15 +101,67 @@ impl SessionOptions {
 /// Why a session call failed. `Display` is safe to show the user.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// A run is active (pi's message: use steer/follow-up or wait).
+    /// Refused before running: a run is active (pi's message: use steer/follow-up or wait).
     #[error("{0}")]
     Busy(AgentError),
-    /// The Agent refused the call (for example nothing to continue from).
+    /// Refused before running: the transcript has nothing to continue from (pi's message).
+    #[error("{0}")]
+    NothingToContinue(AgentError),
+    /// The run started and then failed outside the model's own error reporting (a listener failed).
     #[error("{0}")]
     Agent(AgentError),
     /// The model layer could not be set up.
     #[error(transparent)]
     Setup(#[from] ModelSetupError),
+}
+
+impl SessionError {
+    /// True when nothing ran: no event was sent and no `idle` will come for this call.
+    pub fn refused_before_running(&self) -> bool {
+        matches!(
+            self,
+            SessionError::Busy(_) | SessionError::NothingToContinue(_)
+        )
+    }
+}
+
+/// An accepted run: its id (every envelope of the run carries it) and its end.
+#[derive(Debug)]
+pub struct RunHandle {
+    run_id: RunId,
+    finished: oneshot::Receiver<Result<(), AgentError>>,
+}
+
+impl RunHandle {
+    /// The run's id.
+    pub fn run_id(&self) -> RunId {
+        self.run_id
+    }
+
+    /// Resolves once the run settled and its `idle` notice went to the forwarder.
+    pub async fn finished(self) -> Result<(), SessionError> {
+        match self.finished.await {
+            Ok(result) => result.map_err(SessionError::Agent),
+            // The run's task was cancelled with the runtime: the run is over either way.
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+/// Which call starts a run; picks pi's refusal while another one is active.
+#[derive(Clone, Copy, Debug)]
+enum RunKind {
+    Prompt,
+    Continue,
+}
+
+impl RunKind {
+    fn busy(self) -> SessionError {
+        SessionError::Busy(match self {
+            RunKind::Prompt => AgentError::AlreadyProcessingPrompt,
+            RunKind::Continue => AgentError::AlreadyProcessingContinue,
+        })
+    }
 }
 
 /// A snapshot for the UI (`get_state`), in pi's JSON names.
@@ -146,26 +204,21 @@ pub struct DesktopSession {
 struct SessionInner {
     agent: Agent,
     tool_context: Mutex<DesktopToolContext>,
+    /// Held by the run in progress until its `idle` went to the forwarder.
+    run_gate: Arc<tokio::sync::Mutex<()>>,
+    /// The last run id handed out.
+    last_run: AtomicU64,
     forward_tx: mpsc::Sender<ForwardItem>,
     last_state: Arc<Mutex<Option<HostNotice>>>,
     diagnostics: Diagnostics,
-    forwarder: AbortOnDrop,
-}
-
-/// Aborts the forwarder when the last session handle goes.
-struct AbortOnDrop(JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 impl DesktopSession {
-    /// Builds the Agent and starts the forwarder. Returns the session and the receiving end of its envelopes.
+    /// Builds the Agent and starts the forwarder, which hands every envelope to `sink`.
     pub fn start(
         options: SessionOptions,
-    ) -> Result<(DesktopSession, mpsc::Receiver<Envelope>), SessionError> {
+        sink: Arc<dyn EnvelopeSink>,
+    ) -> Result<DesktopSession, SessionError> {
         let settings = &options.settings;
         let stream_fn = match options.stream_fn.clone() {
             Some(stream_fn) => stream_fn,
@@ -183,12 +236,12 @@ impl DesktopSession {
         };
         let agent = Agent::new(agent_options);
 
-        let capacity = options.envelope_capacity.max(1);
-        let (forward_tx, forward_rx) = mpsc::channel(capacity);
-        let (envelope_tx, envelope_rx) = mpsc::channel(capacity);
-        let forwarder = spawn_forwarder(
+        let (forward_tx, forward_rx) = mpsc::channel(options.envelope_capacity.max(1));
+        // The forwarder ends by itself once the last sender (this session's, its listener's) is gone, after
+        // delivering everything, so dropping the session never loses a run's last envelopes.
+        spawn_forwarder(
             forward_rx,
-            envelope_tx,
+            sink,
             DeltaCoalescer::new(options.coalesce_window),
         );
         let last_state = Arc::new(Mutex::new(None));
@@ -204,45 +257,50 @@ impl DesktopSession {
         let inner = SessionInner {
             agent,
             tool_context: Mutex::new(tool_context),
+            run_gate: Arc::new(tokio::sync::Mutex::new(())),
+            last_run: AtomicU64::new(0),
             forward_tx,
             last_state,
             diagnostics,
-            forwarder: AbortOnDrop(forwarder),
         };
-        Ok((
-            DesktopSession {
-                inner: Arc::new(inner),
-            },
-            envelope_rx,
-        ))
+        Ok(DesktopSession {
+            inner: Arc::new(inner),
+        })
     }
 
-    /// Runs one prompt (text, or a [`SessionPrompt`] with images) to its end. Refused with
+    /// [`DesktopSession::start`] with the envelopes on an unbounded channel (a session used alone).
+    pub fn start_with_channel(
+        options: SessionOptions,
+    ) -> Result<(DesktopSession, mpsc::UnboundedReceiver<Envelope>), SessionError> {
+        let (envelope_tx, envelope_rx) = mpsc::unbounded_channel();
+        let session = DesktopSession::start(options, Arc::new(envelope_tx))?;
+        Ok((session, envelope_rx))
+    }
+
+    /// Starts a prompt (text, or a [`SessionPrompt`] with images) and returns once it is accepted; refused with
     /// [`SessionError::Busy`] while a run is active.
-    pub async fn prompt(&self, prompt: impl Into<SessionPrompt>) -> Result<(), SessionError> {
+    pub async fn start_prompt(
+        &self,
+        prompt: impl Into<SessionPrompt>,
+    ) -> Result<RunHandle, SessionError> {
+        let gate = self.take_run_gate(RunKind::Prompt)?;
         let (text, images) = prompt.into().into_parts();
+        let transcript = self.inner.agent.state().messages;
         let run = self
             .inner
             .agent
             .prompt(PromptInput::with_images(text, images));
-        match run.await {
-            Err(error @ AgentError::AlreadyProcessingPrompt) => Err(SessionError::Busy(error)),
-            result => {
-                self.settle().await;
-                result.map_err(SessionError::Agent)
-            }
-        }
+        Ok(self.launch(gate, transcript, run).await)
     }
 
-    /// Continues from the transcript (pi's `continue()`); refused while a run is active.
+    /// Continues from the transcript (pi's `continue()`) and returns once accepted; refused while a run is
+    /// active or when there is nothing to continue from.
     ///
     /// This is the UI's Retry: an answer that ended in `error` or `aborted` is dropped from the Agent's
     /// transcript first (it stays in the store and on screen), so the model is asked again from the messages
     /// before it. pi's `continue()` would refuse an assistant tail, and providers skip such messages anyway.
-    pub async fn continue_run(&self) -> Result<(), SessionError> {
-        if self.inner.agent.is_streaming() {
-            return Err(SessionError::Busy(AgentError::AlreadyProcessingContinue));
-        }
+    pub async fn start_continue(&self) -> Result<RunHandle, SessionError> {
+        let gate = self.take_run_gate(RunKind::Continue)?;
         self.inner.agent.update_messages(|messages| {
             let failed_tail = messages
                 .last()
@@ -254,16 +312,75 @@ impl DesktopSession {
                 messages.pop();
             }
         });
-        match self.inner.agent.continue_run().await {
-            Err(error @ AgentError::AlreadyProcessingContinue) => Err(SessionError::Busy(error)),
-            Err(error @ (AgentError::NoMessagesToContinue | AgentError::CannotContinueFrom(_))) => {
-                Err(SessionError::Agent(error))
-            }
-            result => {
-                self.settle().await;
-                result.map_err(SessionError::Agent)
-            }
+        let transcript = self.inner.agent.state().messages;
+        let run = self.inner.agent.continue_run();
+        // The Agent decides on the call whether the run starts; a refused one resolves at once with its reason.
+        if !self.inner.agent.is_streaming() {
+            return Err(match run.await {
+                Err(error @ AgentError::AlreadyProcessingContinue) => SessionError::Busy(error),
+                Err(error) => SessionError::NothingToContinue(error),
+                Ok(()) => SessionError::NothingToContinue(AgentError::NoMessagesToContinue),
+            });
         }
+        Ok(self.launch(gate, transcript, run).await)
+    }
+
+    /// Runs one prompt to its end: [`DesktopSession::start_prompt`] and [`RunHandle::finished`].
+    pub async fn prompt(&self, prompt: impl Into<SessionPrompt>) -> Result<(), SessionError> {
+        self.start_prompt(prompt).await?.finished().await
+    }
+
+    /// Continues to the end: [`DesktopSession::start_continue`] and [`RunHandle::finished`].
+    pub async fn continue_run(&self) -> Result<(), SessionError> {
+        self.start_continue().await?.finished().await
+    }
+
+    /// True when both handles are the same session (clones of one another).
+    pub fn is_same_session(&self, other: &DesktopSession) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// True from a run's acceptance until its `idle` went to the forwarder.
+    pub fn is_running(&self) -> bool {
+        self.inner.run_gate.try_lock().is_err() || self.inner.agent.is_streaming()
+    }
+
+    fn take_run_gate(&self, kind: RunKind) -> Result<OwnedMutexGuard<()>, SessionError> {
+        let gate = Arc::clone(&self.inner.run_gate)
+            .try_lock_owned()
+            .map_err(|_| kind.busy())?;
+        if self.inner.agent.is_streaming() {
+            return Err(kind.busy());
+        }
+        Ok(gate)
+    }
+
+    /// Announces the accepted run to the forwarder, then drives it on its own task: the run, then its settling
+    /// notices, then the gate opens.
+    async fn launch(
+        &self,
+        gate: OwnedMutexGuard<()>,
+        transcript: Vec<AgentMessage>,
+        run: impl Future<Output = Result<(), AgentError>> + Send + 'static,
+    ) -> RunHandle {
+        let run_id = RunId(self.inner.last_run.fetch_add(1, Ordering::Relaxed) + 1);
+        let _ = self
+            .inner
+            .forward_tx
+            .send(ForwardItem::RunStarted {
+                run: run_id,
+                transcript,
+            })
+            .await;
+        let (finished_tx, finished) = oneshot::channel();
+        let session = self.clone();
+        tokio::spawn(async move {
+            let result = run.await;
+            session.settle().await;
+            drop(gate);
+            let _ = finished_tx.send(result);
+        });
+        RunHandle { run_id, finished }
     }
 
     /// Switches to new settings (model, key, system prompt, thinking level, language of the tools' messages).
@@ -333,35 +450,19 @@ impl DesktopSession {
             .await;
     }
 
-    /// The Agent, for callers that need more than this facade.
-    pub fn agent(&self) -> &Agent {
-        &self.inner.agent
-    }
-
     /// The diagnostics ring the desktop tools write to.
     pub fn diagnostics(&self) -> &Diagnostics {
         &self.inner.diagnostics
     }
 
-    /// After a run: the final state notice, `idle`, and a flush, all handed over before returning.
+    /// After a run: the final state notice (when it changed) and `idle`, the run's last envelope.
     async fn settle(&self) {
         let state = state_notice(&self.inner.agent);
-        let changed = replace_if_changed(&self.inner.last_state, &state);
         let forward_tx = &self.inner.forward_tx;
-        if changed {
+        if replace_if_changed(&self.inner.last_state, &state) {
             let _ = forward_tx.send(ForwardItem::Notice(state)).await;
         }
         let _ = forward_tx.send(ForwardItem::Notice(HostNotice::Idle)).await;
-        let (ack_tx, ack_rx) = oneshot::channel();
-        if forward_tx.send(ForwardItem::Flush(ack_tx)).await.is_ok() {
-            // The forwarder may be gone (reader dropped); then there is nothing to wait for.
-            let _ = ack_rx.await;
-        }
-        if self.inner.forwarder.0.is_finished() {
-            tracing::debug!(
-                "envelope reader is gone; the session keeps running without forwarding"
-            );
-        }
     }
 }
 

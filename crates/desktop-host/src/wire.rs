@@ -43,8 +43,10 @@ mod coalesce;
 mod envelope;
 mod forwarder;
 mod replay;
+mod sink;
 
 pub use coalesce::{COALESCE_WINDOW, DeltaCoalescer};
-pub use envelope::{Envelope, EnvelopePayload, HostNotice, NoticeSource, PROTOCOL_VERSION};
+pub use envelope::{Envelope, EnvelopePayload, HostNotice, NoticeSource, PROTOCOL_VERSION, RunId};
 pub use forwarder::{ForwardItem, spawn_forwarder};
 pub use replay::{ReplayError, WireReplay};
+pub use sink::{EnvelopeSink, SinkClosed};

@@ -3,14 +3,16 @@
 use tauri::State;
 
 use crate::command_error::CommandError;
-use crate::commands::conversations::{AppConversations, to_command_error};
+use desktop_host::conversations::Conversations;
+
+use crate::commands::conversations::to_command_error;
 use crate::host::AppState;
 
 /// The active conversation's state: streaming or not, pending tool calls, the transcript, the model, its id.
 /// At start-up this opens the most recent stored conversation, or a new one.
 #[tauri::command]
 pub(crate) async fn get_state(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
 ) -> Result<AppState, CommandError> {
     let active = conversations.active().await.map_err(to_command_error)?;
     Ok(AppState {
@@ -23,7 +25,7 @@ pub(crate) async fn get_state(
 /// active conversation is reused.
 #[tauri::command]
 pub(crate) async fn new_conversation(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
 ) -> Result<AppState, CommandError> {
     let opened = conversations
         .new_conversation()

@@ -3,7 +3,7 @@
 //! and the run commands live beside them and use the same service.
 //!
 //! Switching never stops a run: a conversation that streams keeps running (and saving) in the background, and
-//! its envelopes stay on its own session's bridge.
+//! its envelopes keep going to the window, tagged with its id.
 
 use desktop_host::conversations::{
     ConversationList, Conversations, ConversationsError, DeletedConversation, ExportedFile,
@@ -14,10 +14,7 @@ use desktop_host::store::{
 use tauri::State;
 
 use crate::command_error::{CommandError, ErrorKind};
-use crate::host::{AppState, Conversation};
-
-/// The service as the app manages it: one [`Conversation`] (Channel bridge and run gate) beside each session.
-pub(crate) type AppConversations = Conversations<Conversation>;
+use crate::host::AppState;
 
 /// How many search hits the sidebar shows at most.
 const SEARCH_LIMIT_DEFAULT: usize = 50;
@@ -27,7 +24,7 @@ const SEARCH_LIMIT_MAX: usize = 200;
 /// The conversations by day, newest first, with the active one, those streaming now and the storage status.
 #[tauri::command]
 pub(crate) async fn list_conversations(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
 ) -> Result<ConversationList, CommandError> {
     conversations.list_conversations().map_err(to_command_error)
 }
@@ -35,7 +32,7 @@ pub(crate) async fn list_conversations(
 /// Full-text search; each hit's snippet comes as plain/highlighted parts (never markup).
 #[tauri::command]
 pub(crate) async fn search_conversations(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     query: String,
     limit: Option<usize>,
 ) -> Result<Vec<SearchHit>, CommandError> {
@@ -51,7 +48,7 @@ pub(crate) async fn search_conversations(
 /// conversation goes on in the background.
 #[tauri::command]
 pub(crate) async fn open_conversation(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     conversation_id: String,
 ) -> Result<AppState, CommandError> {
     let opened = conversations
@@ -67,7 +64,7 @@ pub(crate) async fn open_conversation(
 /// Renames a conversation; returns it as listed.
 #[tauri::command]
 pub(crate) async fn rename_conversation(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     conversation_id: String,
     title: String,
 ) -> Result<ConversationSummary, CommandError> {
@@ -80,7 +77,7 @@ pub(crate) async fn rename_conversation(
 /// it is stopped. When it was the active one, the UI asks `get_state` (which opens the most recent other one).
 #[tauri::command]
 pub(crate) async fn delete_conversation(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     conversation_id: String,
 ) -> Result<DeletedConversation, CommandError> {
     conversations
@@ -91,7 +88,7 @@ pub(crate) async fn delete_conversation(
 /// Undoes a delete within the undo window.
 #[tauri::command]
 pub(crate) async fn restore_conversation(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     conversation_id: String,
 ) -> Result<(), CommandError> {
     conversations
@@ -103,7 +100,7 @@ pub(crate) async fn restore_conversation(
 /// file) and returns the file's name and path.
 #[tauri::command]
 pub(crate) async fn export_conversation(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     conversation_id: String,
     format: ExportFormat,
 ) -> Result<ExportedFile, CommandError> {

@@ -1,15 +1,14 @@
-//! Commands that start, steer and stop a run. Events travel only over the `Channel` passed to `prompt` and
-//! `continue_run`; both resolve after the run settled and `idle` went out on that channel.
+//! Commands that start, steer and stop a run. `prompt` and `continue_run` return as soon as the run is accepted
+//! (with its id) or refused; its envelopes reach the window on the Channel it subscribed with (see `stream`).
 
-use desktop_host::session::{ImageContent, SessionPrompt};
-use desktop_host::wire::Envelope;
-use serde::Deserialize;
+use desktop_host::session::{ImageContent, RunHandle, SessionPrompt};
+use desktop_host::store::ConversationId;
+use serde::{Deserialize, Serialize};
 use tauri::State;
-use tauri::ipc::Channel;
 
 use crate::command_error::{CommandError, ErrorKind};
-use crate::commands::conversations::{AppConversations, to_command_error};
-use crate::host::RunKind;
+use crate::commands::conversations::to_command_error;
+use desktop_host::conversations::Conversations;
 
 /// An image attached to a prompt (base64 data and its MIME type).
 #[derive(Debug, Deserialize)]
@@ -19,16 +18,32 @@ pub(crate) struct ImageInput {
     pub(crate) mime_type: String,
 }
 
-/// Runs one prompt; refused with `busy` (pi's message) while a run is active, and with `invalid` (before
-/// anything runs) when an image breaks desktop-host's rules (PNG/JPEG/GIF/WebP, base64, at most 10 MB each,
-/// at most 8).
+/// A run the host accepted: every envelope of it carries this conversation id and run id.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RunAccepted {
+    pub(crate) conversation_id: ConversationId,
+    pub(crate) run_id: u64,
+}
+
+impl RunAccepted {
+    fn of(conversation_id: ConversationId, run: &RunHandle) -> RunAccepted {
+        RunAccepted {
+            conversation_id,
+            run_id: run.run_id().0,
+        }
+    }
+}
+
+/// Starts one prompt in the active conversation and returns once it is accepted; refused with `busy` (pi's
+/// message) while a run is active, and with `invalid` (before anything runs) when an image breaks
+/// desktop-host's rules (PNG/JPEG/GIF/WebP, base64, at most 10 MB each, at most 8).
 #[tauri::command]
 pub(crate) async fn prompt(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     text: String,
     images: Option<Vec<ImageInput>>,
-    on_event: Channel<Envelope>,
-) -> Result<(), CommandError> {
+) -> Result<RunAccepted, CommandError> {
     let images = images
         .unwrap_or_default()
         .into_iter()
@@ -40,28 +55,24 @@ pub(crate) async fn prompt(
     let prompt = SessionPrompt::with_images(text, images)
         .map_err(|error| CommandError::new(ErrorKind::Invalid, error.to_string()))?;
     let active = conversations.active().await.map_err(to_command_error)?;
-    active
-        .attachment
-        .run(&active.session, RunKind::Prompt, on_event, Some(prompt))
-        .await
+    let run = active.session.start_prompt(prompt).await?;
+    Ok(RunAccepted::of(active.id, &run))
 }
 
-/// Continues from the transcript (retry after an error or a stop); pi's `continue()` rules.
+/// Continues the active conversation from its transcript (retry after an error or a stop) and returns once
+/// accepted; pi's `continue()` rules.
 #[tauri::command]
 pub(crate) async fn continue_run(
-    conversations: State<'_, AppConversations>,
-    on_event: Channel<Envelope>,
-) -> Result<(), CommandError> {
+    conversations: State<'_, Conversations>,
+) -> Result<RunAccepted, CommandError> {
     let active = conversations.active().await.map_err(to_command_error)?;
-    active
-        .attachment
-        .run(&active.session, RunKind::Continue, on_event, None)
-        .await
+    let run = active.session.start_continue().await?;
+    Ok(RunAccepted::of(active.id, &run))
 }
 
-/// Stops the active run; a no-op when idle. The run ends `aborted` and its `prompt` resolves normally.
+/// Stops the active conversation's run; a no-op when idle. The run ends `aborted`, then `idle`.
 #[tauri::command]
-pub(crate) async fn abort(conversations: State<'_, AppConversations>) -> Result<(), CommandError> {
+pub(crate) async fn abort(conversations: State<'_, Conversations>) -> Result<(), CommandError> {
     if let Some(active) = conversations.active_if_open() {
         active.session.abort();
     }
@@ -71,7 +82,7 @@ pub(crate) async fn abort(conversations: State<'_, AppConversations>) -> Result<
 /// Queues a message into the active run.
 #[tauri::command]
 pub(crate) async fn steer(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     text: String,
 ) -> Result<(), CommandError> {
     let active = conversations.active().await.map_err(to_command_error)?;
@@ -82,7 +93,7 @@ pub(crate) async fn steer(
 /// Queues a message for when the active run would end.
 #[tauri::command]
 pub(crate) async fn follow_up(
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     text: String,
 ) -> Result<(), CommandError> {
     let active = conversations.active().await.map_err(to_command_error)?;

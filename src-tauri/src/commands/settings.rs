@@ -5,7 +5,9 @@ use desktop_host::settings::{ResolveInputs, TcpProbe, resolve_settings};
 use tauri::State;
 
 use crate::command_error::{CommandError, ErrorKind};
-use crate::commands::conversations::{AppConversations, to_command_error};
+use desktop_host::conversations::Conversations;
+
+use crate::commands::conversations::to_command_error;
 use crate::settings_service::{SettingsInput, SettingsService, SettingsView};
 
 /// The stored settings, the presets and whether a key is stored.
@@ -21,7 +23,7 @@ pub(crate) async fn get_settings(
 #[tauri::command]
 pub(crate) async fn save_settings(
     service: State<'_, SettingsService>,
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     settings: SettingsInput,
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
@@ -38,7 +40,7 @@ pub(crate) async fn save_settings(
 #[tauri::command]
 pub(crate) async fn set_api_key(
     service: State<'_, SettingsService>,
-    conversations: State<'_, AppConversations>,
+    conversations: State<'_, Conversations>,
     key: String,
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
@@ -73,7 +75,7 @@ pub(crate) async fn accept_key_file_fallback(
 /// example a key still to be set) are not an error of the save: the next session start reports them.
 fn apply_to_open_conversations(
     settings: &SettingsService,
-    conversations: &AppConversations,
+    conversations: &Conversations,
 ) -> Result<(), CommandError> {
     let file = settings.load()?;
     let env = std::env::vars().collect();

@@ -101,7 +101,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     })
     .map_err(|error| error.to_string())?;
     let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
-    let (session, envelopes) = DesktopSession::start(SessionOptions::new(settings, paths))
+    let (session, envelopes) = DesktopSession::start_with_channel(SessionOptions::new(settings, paths))
         .map_err(|error| error.to_string())?;
     let printer = tokio::spawn(print_envelopes(envelopes, cli.json));
 
@@ -189,7 +189,7 @@ async fn run_interactive(session: &DesktopSession, json: bool) -> ExitCode {
 }
 
 /// Prints envelopes: JSON lines, or the answer text on stdout with tool activity on stderr.
-async fn print_envelopes(mut envelopes: mpsc::Receiver<Envelope>, json: bool) {
+async fn print_envelopes(mut envelopes: mpsc::UnboundedReceiver<Envelope>, json: bool) {
     let mut stdout = std::io::stdout();
     while let Some(envelope) = envelopes.recv().await {
         if json {

@@ -7,17 +7,45 @@ use pi_ai::{AssistantBlock, AssistantMessageEvent};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use crate::store::ConversationId;
+
 /// The wire protocol version; see the bump rule in the `wire` module doc.
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// One numbered message to the UI.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Envelope {
-    /// Sequence number, from 1, without gaps.
+    /// The conversation it belongs to (set by the conversations service; a bare session sends none).
+    pub conversation_id: Option<ConversationId>,
+    /// The run it belongs to: from the run's first envelope to its `idle`; none for a notice between runs.
+    pub run_id: Option<RunId>,
+    /// Sequence number, from 1 per conversation, without gaps.
     pub seq: u64,
     /// What it carries.
     pub payload: EnvelopePayload,
 }
+
+impl Envelope {
+    /// An envelope of no conversation and no run (the forwarder and the service stamp those).
+    pub fn new(seq: u64, payload: EnvelopePayload) -> Envelope {
+        Envelope {
+            conversation_id: None,
+            run_id: None,
+            seq,
+            payload,
+        }
+    }
+
+    /// True for the `idle` notice, a run's last envelope.
+    pub fn is_idle(&self) -> bool {
+        matches!(self.payload, EnvelopePayload::Notice(HostNotice::Idle))
+    }
+}
+
+/// A run of one session: `prompt` or `continue_run` accepted, numbered from 1 per session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct RunId(pub u64);
 
 /// An agent event or a host notice.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,8 +100,14 @@ pub enum NoticeSource {
 
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(4))?;
+        let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("v", &PROTOCOL_VERSION)?;
+        if let Some(conversation_id) = &self.conversation_id {
+            map.serialize_entry("conversationId", conversation_id)?;
+        }
+        if let Some(run_id) = &self.run_id {
+            map.serialize_entry("runId", run_id)?;
+        }
         map.serialize_entry("seq", &self.seq)?;
         match &self.payload {
             EnvelopePayload::Event(event) => {

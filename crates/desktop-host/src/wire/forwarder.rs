@@ -1,43 +1,49 @@
-//! The forwarder task: takes agent events and host notices in order, coalesces deltas, numbers the envelopes and
-//! hands them to a bounded channel (the Tauri Channel bridge or `pi-chat` reads the other end).
+//! The forwarder task, one per session: takes agent events and host notices in order, coalesces deltas, numbers
+//! the envelopes, stamps them with the run they belong to and hands them to the session's [`EnvelopeSink`].
 //!
 //! Contracts: envelopes leave in the order items arrived (a notice or any non-delta event first releases a held
 //! delta); `seq` starts at 1 and has no gaps; a held delta leaves at most [`super::COALESCE_WINDOW`] after it
-//! arrived; when the output's receiver is gone the task stops (and callers' sends start failing, which they
-//! ignore); a `Flush` item is acknowledged only after everything before it was handed over.
+//! arrived; a run's envelopes, from the first after its [`ForwardItem::RunStarted`] to its `idle` notice, carry
+//! its [`RunId`]. The task ends when its input closes, after handing over what it holds.
 
 use std::sync::Arc;
 
-use pi_agent::AgentEvent;
-use tokio::sync::{mpsc, oneshot};
+use pi_agent::{AgentEvent, AgentMessage};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::wire::coalesce::DeltaCoalescer;
-use crate::wire::envelope::{Envelope, EnvelopePayload, HostNotice};
+use crate::wire::envelope::{Envelope, EnvelopePayload, HostNotice, RunId};
+use crate::wire::sink::EnvelopeSink;
 
 /// What the forwarder takes in.
 #[derive(Debug)]
 pub enum ForwardItem {
+    /// A run begins with this transcript (the messages before its first event).
+    RunStarted {
+        /// The run.
+        run: RunId,
+        /// The conversation before the run.
+        transcript: Vec<AgentMessage>,
+    },
     /// An agent event, as the Agent's listener received it.
     Event(Arc<AgentEvent>),
-    /// A host notice.
+    /// A host notice; `idle` ends the run in progress.
     Notice(HostNotice),
-    /// Acknowledge once everything sent before has been handed to the output.
-    Flush(oneshot::Sender<()>),
 }
 
-/// Starts the forwarder on the current runtime. It ends when `input` closes (after handing over what it holds) or
-/// when `output`'s receiver is dropped.
+/// Starts the forwarder on the current runtime.
 pub fn spawn_forwarder(
     mut input: mpsc::Receiver<ForwardItem>,
-    output: mpsc::Sender<Envelope>,
+    sink: Arc<dyn EnvelopeSink>,
     mut coalescer: DeltaCoalescer,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut numbering = Numbering {
             next_seq: 1,
-            output,
+            run: None,
+            sink,
         };
         loop {
             let deadline = coalescer.deadline();
@@ -45,70 +51,59 @@ pub fn spawn_forwarder(
                 biased;
                 item = input.recv() => item,
                 () = sleep_until_optional(deadline) => {
-                    if let Some(event) = coalescer.flush()
-                        && numbering.send(EnvelopePayload::Event(event)).await.is_err()
-                    {
-                        return;
+                    if let Some(event) = coalescer.flush() {
+                        numbering.send(EnvelopePayload::Event(event));
                     }
                     continue;
                 }
             };
-            let delivered = match item {
+            match item {
                 None => {
                     if let Some(event) = coalescer.flush() {
-                        let _ = numbering.send(EnvelopePayload::Event(event)).await;
+                        numbering.send(EnvelopePayload::Event(event));
                     }
                     return;
                 }
-                Some(ForwardItem::Event(event)) => {
-                    let mut delivered = Ok(());
-                    for ready in coalescer.push(event, Instant::now()) {
-                        delivered = numbering.send(EnvelopePayload::Event(ready)).await;
-                        if delivered.is_err() {
-                            break;
-                        }
+                Some(ForwardItem::RunStarted { run, transcript }) => {
+                    if let Some(event) = coalescer.flush() {
+                        numbering.send(EnvelopePayload::Event(event));
                     }
-                    delivered
+                    numbering.sink.run_started(run, &transcript);
+                    numbering.run = Some(run);
                 }
-                Some(ForwardItem::Notice(notice)) => match coalescer.flush() {
-                    Some(event) => match numbering.send(EnvelopePayload::Event(event)).await {
-                        Ok(()) => numbering.send(EnvelopePayload::Notice(notice)).await,
-                        Err(closed) => Err(closed),
-                    },
-                    None => numbering.send(EnvelopePayload::Notice(notice)).await,
-                },
-                Some(ForwardItem::Flush(ack)) => {
-                    let delivered = match coalescer.flush() {
-                        Some(event) => numbering.send(EnvelopePayload::Event(event)).await,
-                        None => Ok(()),
-                    };
-                    let _ = ack.send(());
-                    delivered
+                Some(ForwardItem::Event(event)) => {
+                    for ready in coalescer.push(event, Instant::now()) {
+                        numbering.send(EnvelopePayload::Event(ready));
+                    }
                 }
-            };
-            if delivered.is_err() {
-                return;
+                Some(ForwardItem::Notice(notice)) => {
+                    if let Some(event) = coalescer.flush() {
+                        numbering.send(EnvelopePayload::Event(event));
+                    }
+                    let ends_run = notice == HostNotice::Idle;
+                    numbering.send(EnvelopePayload::Notice(notice));
+                    if ends_run {
+                        numbering.run = None;
+                    }
+                }
             }
         }
     })
 }
 
-struct OutputClosed;
-
 struct Numbering {
     next_seq: u64,
-    output: mpsc::Sender<Envelope>,
+    run: Option<RunId>,
+    sink: Arc<dyn EnvelopeSink>,
 }
 
 impl Numbering {
-    async fn send(&mut self, payload: EnvelopePayload) -> Result<(), OutputClosed> {
-        let envelope = Envelope {
-            seq: self.next_seq,
-            payload,
-        };
-        self.output.send(envelope).await.map_err(|_| OutputClosed)?;
+    /// Numbers and delivers; a sink whose receiver is gone is the receiver's business (the run goes on).
+    fn send(&mut self, payload: EnvelopePayload) {
+        let mut envelope = Envelope::new(self.next_seq, payload);
+        envelope.run_id = self.run;
         self.next_seq += 1;
-        Ok(())
+        let _ = self.sink.deliver(&envelope);
     }
 }
 

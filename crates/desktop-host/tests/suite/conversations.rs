@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use desktop_host::conversations::{
-    Conversations, ConversationsError, ConversationsOptions, OpenConversation,
-    SessionOptionsFactory, SessionStartedHook, StartedSession, is_interrupted_message,
+    Conversations, ConversationsError, ConversationsOptions, OpenConversation, RunPhase,
+    SessionOptionsFactory, is_interrupted_message,
 };
 use desktop_host::session::SessionOptions;
 use desktop_host::settings::{
@@ -19,15 +19,14 @@ use desktop_host::store::{
     CHECKPOINT_INTERVAL_MS, Clock, ConversationId, DATABASE_FILE_NAME, DayZone, EntryState,
     ExportFormat, ManualClock, UNDO_WINDOW_MS,
 };
-use desktop_host::wire::Envelope;
 use pi_agent::{StreamFn, StreamFnError, stream_fn};
 use pi_ai::{
     AssistantBlock, AssistantMessage, AssistantMessageEvent, DoneReason, StopReason,
     assistant_message_channel,
 };
 use pretty_assertions::assert_eq;
-use serde_json::Value;
-use tokio::sync::{Semaphore, mpsc};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
 use crate::support::envelopes::{EnvelopeLog, assistant_text, events, is_idle};
 use crate::support::home::{TestHome, test_home};
@@ -152,16 +151,11 @@ impl Fixture {
         })
     }
 
-    fn options_with<A>(
-        &self,
-        data_dir: &Path,
-        hook: SessionStartedHook<A>,
-    ) -> ConversationsOptions<A> {
+    fn options(&self, data_dir: &Path) -> ConversationsOptions {
         let mut options = ConversationsOptions::new(
             data_dir.to_path_buf(),
             self.home.downloads(),
             self.session_options(),
-            hook,
         );
         options.clock = if self.stepping {
             Arc::new(SteppingClock(AtomicI64::new(START_MS)))
@@ -171,25 +165,14 @@ impl Fixture {
         options
     }
 
-    /// Options whose sessions keep their envelope receiver for [`log_of`].
-    fn options(&self, data_dir: &Path) -> ConversationsOptions<KeptEnvelopes> {
-        self.options_with(
-            data_dir,
-            Arc::new(|started: StartedSession| Mutex::new(Some(started.envelopes))),
-        )
-    }
-
-    fn open(&self) -> Conversations<KeptEnvelopes> {
+    fn open(&self) -> Conversations {
         Conversations::open(self.options(&self.data_dir())).unwrap()
     }
 }
 
-/// The attachment of the tests: the session's envelope receiver, until a test reads it.
-type KeptEnvelopes = Mutex<Option<mpsc::Receiver<Envelope>>>;
-
-/// Starts reading a conversation's envelopes (once per session).
-fn log_of(conversation: &OpenConversation<KeptEnvelopes>) -> EnvelopeLog {
-    EnvelopeLog::start(conversation.attachment.lock().unwrap().take().unwrap())
+/// Starts reading a conversation's envelopes from the service's stream.
+fn log_of(conversations: &Conversations, conversation: &OpenConversation) -> EnvelopeLog {
+    EnvelopeLog::of_conversation(conversations, &conversation.id).0
 }
 
 fn message_texts(messages: &[pi_agent::AgentMessage]) -> Vec<(String, String)> {
@@ -221,17 +204,10 @@ fn texts_of(envelopes: &[Value]) -> String {
 #[tokio::test]
 async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
     let fixture = Fixture::new();
-    let (started_tx, mut started_rx) = mpsc::unbounded_channel::<StartedSession>();
-    let hook: SessionStartedHook<()> = Arc::new(move |started| {
-        started_tx.send(started).unwrap();
-    });
-    let conversations =
-        Conversations::open(fixture.options_with(&fixture.data_dir(), hook)).unwrap();
+    let conversations = fixture.open();
 
     let alpha = conversations.active().await.unwrap();
-    let started = started_rx.recv().await.unwrap();
-    assert_eq!(started.conversation_id, alpha.id);
-    let mut alpha_log = EnvelopeLog::start(started.envelopes);
+    let mut alpha_log = log_of(&conversations, &alpha);
     let alpha_run = tokio::spawn({
         let session = alpha.session.clone();
         async move { session.prompt("slow alpha").await }
@@ -243,9 +219,7 @@ async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
     // Switch to a new conversation while alpha streams, and finish a run there.
     let beta = conversations.new_conversation().await.unwrap();
     assert_ne!(beta.id, alpha.id);
-    let started = started_rx.recv().await.unwrap();
-    assert_eq!(started.conversation_id, beta.id);
-    let mut beta_log = EnvelopeLog::start(started.envelopes);
+    let mut beta_log = log_of(&conversations, &beta);
     beta.session.prompt("beta").await.unwrap();
     beta_log.wait_for_idle().await;
 
@@ -313,7 +287,7 @@ async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
         message_texts(&alpha_stored)
     );
     assert!(
-        started_rx.try_recv().is_err(),
+        reopened.session.is_same_session(&alpha.session),
         "no second session for an open conversation"
     );
 
@@ -335,11 +309,69 @@ async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
 }
 
 #[tokio::test]
+async fn a_window_that_subscribes_mid_run_gets_the_run_so_far_then_exactly_the_envelopes_after_it() {
+    let fixture = Fixture::new();
+    let conversations = fixture.open();
+    let earlier = conversations.active().await.unwrap();
+    earlier.session.prompt("first question").await.unwrap();
+    let mut first_window = log_of(&conversations, &earlier);
+    let run = earlier.session.start_prompt("slow second").await.unwrap();
+    let streamed = first_window
+        .wait_for(|envelope| envelope["event"]["assistantMessageEvent"]["type"] == "text_end")
+        .await;
+
+    // The "reloaded" window joins while the answer waits for its end.
+    let (mut second_window, snapshot) = EnvelopeLog::of_conversation(&conversations, &earlier.id);
+
+    assert_eq!(snapshot.runs.len(), 1, "one run in progress");
+    let joined = &snapshot.runs[0];
+    assert_eq!(joined.conversation_id, earlier.id);
+    assert_eq!(joined.run_id, run.run_id());
+    assert_eq!(joined.phase, RunPhase::Running);
+    assert_eq!(joined.turn_count, 1);
+    assert_eq!(
+        Some(joined.last_seq),
+        streamed["seq"].as_u64(),
+        "the snapshot ends at the last envelope sent"
+    );
+    assert_eq!(
+        message_texts(&joined.messages),
+        vec![
+            pair("user", "first question"),
+            pair("assistant", "answer to first question"),
+            pair("user", "slow second"),
+        ]
+    );
+    let streaming = serde_json::to_value(joined.streaming.as_ref().unwrap()).unwrap();
+    assert_eq!(assistant_text(&streaming), "answer to slow second");
+
+    fixture.gate.add_permits(1);
+    run.finished().await.unwrap();
+    second_window.wait_for_idle().await;
+    let first_seq = second_window.seen[0]["seq"].as_u64().unwrap();
+    assert_eq!(first_seq, joined.last_seq + 1, "live envelopes continue right after it");
+    assert!(
+        second_window
+            .seen
+            .iter()
+            .all(|envelope| envelope["runId"] == json!(run_id_number(joined))),
+        "{:?}",
+        second_window.seen
+    );
+    let (_, after) = EnvelopeLog::of_conversation(&conversations, &earlier.id);
+    assert!(after.runs.is_empty(), "nothing runs after idle");
+}
+
+fn run_id_number(run: &desktop_host::conversations::RunSnapshot) -> u64 {
+    serde_json::to_value(run.run_id).unwrap().as_u64().unwrap()
+}
+
+#[tokio::test]
 async fn after_a_restart_the_transcript_is_back_and_a_cut_off_answer_is_marked_interrupted() {
     let fixture = Fixture::new().with_stepping_clock();
     let first_run = fixture.open();
     let conversation = first_run.active().await.unwrap();
-    let mut log = log_of(&conversation);
+    let mut log = log_of(&first_run, &conversation);
     conversation.session.prompt("hello").await.unwrap();
     log.wait_for_idle().await;
     let _streaming = tokio::spawn({
@@ -395,7 +427,7 @@ async fn after_a_restart_the_transcript_is_back_and_a_cut_off_answer_is_marked_i
     assert_eq!(title.as_deref(), Some("hello"));
 
     // The reopened conversation goes on; the interrupted answer is never sent back as if it were whole.
-    let mut reopened_log = log_of(&reopened);
+    let mut reopened_log = log_of(&second_run, &reopened);
     reopened.session.prompt("again").await.unwrap();
     reopened_log.wait_for_idle().await;
     assert_eq!(
@@ -432,7 +464,7 @@ async fn a_damaged_database_is_moved_aside_and_the_first_session_says_so() {
     );
 
     let active = conversations.active().await.unwrap();
-    let mut log = log_of(&active);
+    let mut log = log_of(&conversations, &active);
     let notice = log.wait_for(|envelope| envelope["kind"] == "notice").await;
     assert_eq!(notice["notice"]["type"], "error");
     assert_eq!(notice["notice"]["source"], "persistence");
@@ -442,7 +474,7 @@ async fn a_damaged_database_is_moved_aside_and_the_first_session_says_so() {
     active.session.prompt("fresh start").await.unwrap();
     log.wait_for_idle().await;
     let second = conversations.new_conversation().await.unwrap();
-    let mut second_log = log_of(&second);
+    let mut second_log = log_of(&conversations, &second);
     second.session.prompt("second").await.unwrap();
     second_log.wait_for_idle().await;
     assert!(
@@ -476,7 +508,7 @@ async fn a_folder_that_cannot_hold_a_database_falls_back_to_memory_and_the_chat_
     assert_eq!(conversations.list_conversations().unwrap().storage, storage);
 
     let active = conversations.active().await.unwrap();
-    let mut log = log_of(&active);
+    let mut log = log_of(&conversations, &active);
     active.session.prompt("still here").await.unwrap();
     log.wait_for_idle().await;
     assert!(
@@ -501,7 +533,7 @@ async fn a_new_conversation_reuses_an_empty_one_and_search_renaming_and_export_w
         first.id,
         "still empty"
     );
-    let mut log = log_of(&first);
+    let mut log = log_of(&conversations, &first);
     first.session.prompt("下载 report").await.unwrap();
     log.wait_for_idle().await;
 
@@ -549,12 +581,12 @@ async fn deleting_closes_the_conversation_and_undo_brings_it_back_within_the_win
     let fixture = Fixture::new();
     let conversations = fixture.open();
     let kept = conversations.active().await.unwrap();
-    let mut kept_log = log_of(&kept);
+    let mut kept_log = log_of(&conversations, &kept);
     kept.session.prompt("keep me").await.unwrap();
     kept_log.wait_for_idle().await;
     fixture.clock.advance(1_000);
     let doomed = conversations.new_conversation().await.unwrap();
-    let mut doomed_log = log_of(&doomed);
+    let mut doomed_log = log_of(&conversations, &doomed);
     doomed.session.prompt("delete me").await.unwrap();
     doomed_log.wait_for_idle().await;
 
@@ -588,7 +620,7 @@ async fn without_usable_settings_the_list_still_works_and_opening_says_why() {
     let fixture = Fixture::new();
     let conversations = fixture.open();
     let first = conversations.active().await.unwrap();
-    let mut log = log_of(&first);
+    let mut log = log_of(&conversations, &first);
     first
         .session
         .prompt("before the settings broke")
@@ -641,7 +673,7 @@ fn a_killed_app_comes_back_with_the_partial_answer_marked_interrupted() {
             let fixture = Fixture::new().with_stepping_clock();
             let conversations = Conversations::open(fixture.options(Path::new(&data_dir))).unwrap();
             let conversation = conversations.active().await.unwrap();
-            let mut log = log_of(&conversation);
+            let mut log = log_of(&conversations, &conversation);
             conversation.session.prompt("hello").await.unwrap();
             log.wait_for_idle().await;
             let _streaming = tokio::spawn({

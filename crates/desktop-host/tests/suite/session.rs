@@ -105,7 +105,7 @@ fn waiting_until_cancelled() -> StreamFn {
 }
 
 fn start(options: SessionOptions) -> (DesktopSession, EnvelopeLog) {
-    let (session, envelopes) = DesktopSession::start(options).unwrap();
+    let (session, envelopes) = DesktopSession::start_with_channel(options).unwrap();
     (session, EnvelopeLog::start(envelopes))
 }
 
@@ -352,10 +352,11 @@ async fn follow_ups_queued_before_a_prompt_run_after_it() {
             "(scripted) You said: and one more thing"
         ]
     );
-    assert!(matches!(
-        session.continue_run().await,
-        Err(SessionError::Agent(_))
-    ));
+    let refusal = session.continue_run().await.unwrap_err();
+    assert!(
+        matches!(refusal, SessionError::NothingToContinue(_)) && refusal.refused_before_running(),
+        "{refusal:?}"
+    );
 }
 
 fn assert_send_sync<T: Send + Sync + 'static>() {}

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
+use desktop_host::store::ConversationId;
 use desktop_host::wire::{
-    Envelope, EnvelopePayload, HostNotice, NoticeSource, PROTOCOL_VERSION, ReplayError, WireReplay,
+    Envelope, EnvelopePayload, HostNotice, NoticeSource, PROTOCOL_VERSION, ReplayError, RunId,
+    WireReplay,
 };
 use pi_agent::{AgentEvent, AgentMessage};
 use pi_ai::{Api, AssistantBlock, AssistantMessage, AssistantMessageEvent};
@@ -20,13 +22,13 @@ fn partial_with(blocks: Vec<AssistantBlock>) -> AssistantMessage {
 
 fn update(event: AssistantMessageEvent) -> Value {
     let message = AgentMessage::Assistant(Arc::clone(event.shared_message()));
-    let envelope = Envelope {
-        seq: 7,
-        payload: EnvelopePayload::Event(Arc::new(AgentEvent::MessageUpdate {
+    let envelope = Envelope::new(
+        7,
+        EnvelopePayload::Event(Arc::new(AgentEvent::MessageUpdate {
             message,
             assistant_message_event: event,
         })),
-    };
+    );
     serde_json::to_value(&envelope).unwrap()
 }
 
@@ -66,37 +68,42 @@ fn start_events_carry_the_new_block() {
 
 #[test]
 fn notices_have_their_documented_shapes() {
-    let state = Envelope {
-        seq: 1,
-        payload: EnvelopePayload::Notice(HostNotice::State {
+    let state = Envelope::new(
+        1,
+        EnvelopePayload::Notice(HostNotice::State {
             is_streaming: true,
             pending_tool_calls: vec!["call_1".to_owned()],
             error_message: None,
         }),
-    };
+    );
     assert_eq!(
         serde_json::to_value(&state).unwrap(),
         json!({"v": 1, "seq": 1, "kind": "notice",
                "notice": {"type": "state", "isStreaming": true, "pendingToolCalls": ["call_1"]}})
     );
-    let error = Envelope {
-        seq: 2,
-        payload: EnvelopePayload::Notice(HostNotice::Error {
+    let error = Envelope::new(
+        2,
+        EnvelopePayload::Notice(HostNotice::Error {
             source: NoticeSource::Settings,
             message: "m".to_owned(),
         }),
-    };
+    );
     assert_eq!(
         serde_json::to_value(&error).unwrap()["notice"],
         json!({"type": "error", "source": "settings", "message": "m"})
     );
-    let idle = Envelope {
-        seq: 3,
-        payload: EnvelopePayload::Notice(HostNotice::Idle),
-    };
+    let mut idle = Envelope::new(3, EnvelopePayload::Notice(HostNotice::Idle));
     assert_eq!(
         serde_json::to_value(&idle).unwrap()["notice"],
         json!({"type": "idle"})
+    );
+    idle.conversation_id = Some(ConversationId::from("c-1"));
+    idle.run_id = Some(RunId(4));
+    assert_eq!(
+        serde_json::to_value(&idle).unwrap(),
+        json!({"v": 1, "conversationId": "c-1", "runId": 4, "seq": 3, "kind": "notice",
+               "notice": {"type": "idle"}}),
+        "the conversations service names the conversation and the run"
     );
 }
 

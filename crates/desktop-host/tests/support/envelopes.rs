@@ -1,6 +1,10 @@
 //! Reading a session's envelopes in tests: every envelope as JSON (what really crosses the wire), in order.
 
-use desktop_host::wire::{Envelope, WireReplay};
+use std::sync::Arc;
+
+use desktop_host::conversations::{Conversations, LiveSnapshot};
+use desktop_host::store::ConversationId;
+use desktop_host::wire::{Envelope, EnvelopeSink, SinkClosed, WireReplay};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -12,8 +16,24 @@ pub(crate) struct EnvelopeLog {
 }
 
 impl EnvelopeLog {
+    /// Subscribes to the conversations' stream (under its own key) and keeps the envelopes of `conversation`;
+    /// returns the snapshot the subscription answered with too.
+    pub(crate) fn of_conversation(
+        conversations: &Conversations,
+        conversation: &ConversationId,
+    ) -> (EnvelopeLog, LiveSnapshot) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sink = Arc::new(OneConversation {
+            conversation: conversation.clone(),
+            tx,
+        });
+        let key = format!("test log of {}", conversation.as_str());
+        let snapshot = conversations.subscribe(&key, sink);
+        (EnvelopeLog::start(rx), snapshot)
+    }
+
     /// Starts reading `envelopes`.
-    pub(crate) fn start(mut envelopes: mpsc::Receiver<Envelope>) -> EnvelopeLog {
+    pub(crate) fn start(mut envelopes: mpsc::UnboundedReceiver<Envelope>) -> EnvelopeLog {
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             while let Some(envelope) = envelopes.recv().await {
@@ -42,6 +62,21 @@ impl EnvelopeLog {
     /// Waits for the next `idle` notice.
     pub(crate) async fn wait_for_idle(&mut self) {
         self.wait_for(is_idle).await;
+    }
+}
+
+/// Passes on the envelopes of one conversation.
+struct OneConversation {
+    conversation: ConversationId,
+    tx: mpsc::UnboundedSender<Envelope>,
+}
+
+impl EnvelopeSink for OneConversation {
+    fn deliver(&self, envelope: &Envelope) -> Result<(), SinkClosed> {
+        if envelope.conversation_id.as_ref() != Some(&self.conversation) {
+            return Ok(());
+        }
+        self.tx.send(envelope.clone()).map_err(|_| SinkClosed)
     }
 }
 

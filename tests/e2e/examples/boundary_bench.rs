@@ -1,0 +1,412 @@
+//! Two figures of the boundary between the host and the window, reported and never asserted, each over `--runs N`
+//! fresh launches (default 5):
+//!
+//! - **Stop → Send**: during an answer the model server holds open, one script in the page installs a
+//!   `MutationObserver` and clicks Stop; the figure is `performance.now()` at the first mutation after which Send is
+//!   enabled, minus `performance.now()` right before the click (ms, all on the page's clock).
+//! - **Delta → DOM**: an answer of 2,000 deltas `w0000 ` … `w1999 `, fed one every `--interval-ms` ms (default 5;
+//!   a `tokio::time::interval` with `MissedTickBehavior::Delay`, so a late tick moves the later ones instead of
+//!   bunching them up). The bench notes the wall clock when it hands each delta to the model server; an observer in
+//!   the page notes the wall clock (`performance.timeOrigin + performance.now()`) at the first mutation callback
+//!   where each marker is in the answer's text. The figure is seen minus sent (ms), with how many never showed.
+//!   The window renders several deltas per frame, so latencies within a run are expected to step.
+//!
+//! Run it with `scripts/bench-boundary.sh --runs 5` (it builds the app like `scripts/test-e2e.sh`, or takes
+//! `PI_DESKTOP_APP` as it is, and runs this under Xvfb), or by hand: `xvfb-run -a cargo run -p pi-desktop-e2e
+//! --features e2e --example boundary_bench -- --runs 5 --interval-ms 5 --only stop|latency`.
+#![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark aborts on the first failed step, like a test"
+)]
+
+#[allow(
+    dead_code,
+    unreachable_pub,
+    reason = "shared with the tests, which use more of it"
+)]
+#[path = "../tests/support/model_server.rs"]
+mod model_server;
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use pi_desktop_e2e::AppUnderTest;
+use serde_json::Value;
+
+use model_server::{ModelServer, Reply, text_chunks, text_delta, unfinished_text_chunks};
+
+/// How many deltas the latency answer has (markers `w0000` … `w1999`).
+const DELTAS: usize = 2_000;
+/// How often the bench asks the page whether it has recorded what it waits for.
+const POLL: Duration = Duration::from_millis(20);
+/// How long the page may take to show Send enabled after Stop.
+const STOP_DEADLINE: Duration = Duration::from_secs(30);
+/// How long the page may go without showing a new marker once every delta was sent.
+const LATENCY_DEADLINE: Duration = Duration::from_secs(120);
+
+struct Options {
+    runs: usize,
+    interval: Duration,
+    stop: bool,
+    latency: bool,
+}
+
+fn parse_options() -> Options {
+    let mut options = Options {
+        runs: 5,
+        interval: Duration::from_millis(5),
+        stop: true,
+        latency: true,
+    };
+    let usage = "use --runs N --interval-ms N --only stop|latency";
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args
+            .next()
+            .unwrap_or_else(|| panic!("{arg} needs a value; {usage}"));
+        let number = || -> u64 {
+            value
+                .parse()
+                .unwrap_or_else(|_| panic!("{arg} needs a number, not {value}"))
+        };
+        match arg.as_str() {
+            "--runs" => options.runs = usize::try_from(number()).unwrap(),
+            "--interval-ms" => options.interval = Duration::from_millis(number()),
+            "--only" => match value.as_str() {
+                "stop" => options.latency = false,
+                "latency" => options.stop = false,
+                other => panic!("--only takes stop or latency, not {other}"),
+            },
+            other => panic!("unknown argument {other}; {usage}"),
+        }
+    }
+    options
+}
+
+/// Milliseconds since the Unix epoch, the clock the page's `performance.timeOrigin` is on.
+fn wall_clock_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
+}
+
+/// Sorted samples: nearest-rank quantiles.
+struct Stats(Vec<f64>);
+
+impl Stats {
+    fn new(mut values: Vec<f64>) -> Self {
+        values.sort_by(f64::total_cmp);
+        Stats(values)
+    }
+
+    fn quantile(&self, q: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss,
+            reason = "a rank within a short list"
+        )]
+        let rank = ((q * self.0.len() as f64).ceil() as usize).clamp(1, self.0.len());
+        self.0[rank - 1]
+    }
+
+    fn max(&self) -> f64 {
+        self.0.last().copied().unwrap_or(f64::NAN)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "median {:>7.1}  p95 {:>7.1}  max {:>7.1}  (n={})",
+            self.quantile(0.5),
+            self.quantile(0.95),
+            self.max(),
+            self.0.len()
+        )
+    }
+}
+
+/// Waits until the page shows the composer (the app is up).
+async fn wait_until_usable(app: &AppUnderTest) {
+    app.find_test_id("composer-input").await.unwrap();
+}
+
+/// Polls `script` every [`POLL`] until it returns something other than `null`, or `deadline` passed (then `null`).
+async fn poll_until_set(app: &AppUnderTest, script: &str, deadline: Duration) -> Value {
+    let started = Instant::now();
+    loop {
+        let answer = app.client().execute(script, Vec::new()).await.unwrap();
+        if !answer.is_null() || started.elapsed() > deadline {
+            return answer;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Installs the observer and clicks Stop, in one script: the click time is taken right before `click()`, and the
+/// observer (attributes and children, the whole body) takes the time of the first callback that finds Send enabled.
+/// Returns whether Send was already enabled before the click (the figure would mean nothing then).
+const STOP_SCRIPT: &str = r#"
+const bench = { clicked: null, enabled: null };
+window.__stopBench = bench;
+const sendEnabled = () => {
+  const send = document.querySelector('[data-testid="send-button"]');
+  return send !== null && !send.disabled;
+};
+const enabledBefore = sendEnabled();
+const observer = new MutationObserver(() => {
+  if (bench.enabled === null && sendEnabled()) {
+    bench.enabled = performance.now();
+    observer.disconnect();
+  }
+});
+observer.observe(document.body, { attributes: true, childList: true, subtree: true });
+const stop = document.querySelector('[data-testid="stop-button"]');
+bench.clicked = performance.now();
+stop.click();
+return enabledBefore;
+"#;
+
+const STOP_RESULT_SCRIPT: &str = r"
+const bench = window.__stopBench;
+return bench.enabled === null ? null : bench.enabled - bench.clicked;
+";
+
+/// One launch: an answer the server holds open, text in the composer, then Stop; returns Stop click → Send enabled.
+async fn stop_run() -> f64 {
+    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+        "Once upon a time, ",
+        "there was a partial answer",
+    ]))])
+    .await;
+    let app = server.launch_app().await;
+    wait_until_usable(&app).await;
+    app.send_prompt("Tell me a long story").await.unwrap();
+    app.wait_for_xpath(
+        r#"//*[@data-testid="message-assistant"][@data-state="streaming"]//*[@data-testid="assistant-text" and contains(., "there was a partial answer")]"#,
+    )
+    .await
+    .unwrap();
+    app.wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
+        .await
+        .unwrap();
+    // Send may also depend on the draft: with text in the composer, only the run keeps it disabled.
+    app.find_test_id("composer-input")
+        .await
+        .unwrap()
+        .send_keys("And then?")
+        .await
+        .unwrap();
+    let enabled_before = app.client().execute(STOP_SCRIPT, Vec::new()).await.unwrap();
+    assert_eq!(
+        enabled_before,
+        Value::Bool(false),
+        "Send was enabled before Stop was clicked"
+    );
+    let elapsed = poll_until_set(&app, STOP_RESULT_SCRIPT, STOP_DEADLINE).await;
+    let elapsed = elapsed
+        .as_f64()
+        .unwrap_or_else(|| panic!("Send was not enabled within {STOP_DEADLINE:?} of Stop"));
+    app.close().await.unwrap();
+    elapsed
+}
+
+async fn stop_bench(runs: usize) {
+    println!("\nStop click -> Send enabled (ms, page clock; each run a fresh app):");
+    let mut samples = Vec::new();
+    for run in 1..=runs {
+        let elapsed = stop_run().await;
+        println!("  run {run}: {elapsed:>7.1} ms");
+        samples.push(elapsed);
+    }
+    println!("  all runs: {}", Stats::new(samples).summary());
+}
+
+/// The page's side of the latency run: an observer of the whole document (children, text, subtree) that on each
+/// callback reads the last answer's text and, scanning forward from where it found the previous marker, stamps
+/// every marker newly there with the wall clock. `arguments[0]` is how many deltas the answer has.
+const LATENCY_SCRIPT: &str = r#"
+const total = arguments[0];
+const marker = (k) => "w" + String(k).padStart(4, "0");
+const state = { next: 0, from: 0, callbacks: 0 };
+window.__deltaSeen = new Array(total).fill(null);
+window.__deltaState = state;
+const observer = new MutationObserver(() => {
+  state.callbacks += 1;
+  const texts = document.querySelectorAll('[data-testid="assistant-text"]');
+  if (texts.length === 0) return;
+  const text = texts[texts.length - 1].textContent || "";
+  // Scan on from the last marker found, unless the text no longer holds it there (then from the start).
+  if (state.next > 0 && !text.startsWith(marker(state.next - 1), state.from - 5)) state.from = 0;
+  const now = performance.timeOrigin + performance.now();
+  while (state.next < total) {
+    const at = text.indexOf(marker(state.next), state.from);
+    if (at < 0) break;
+    window.__deltaSeen[state.next] = now;
+    state.next += 1;
+    state.from = at + 5;
+  }
+  if (state.next === total) observer.disconnect();
+});
+observer.observe(document, { childList: true, characterData: true, subtree: true });
+"#;
+
+const LATENCY_PROGRESS_SCRIPT: &str =
+    "return [window.__deltaState.next, window.__deltaState.callbacks];";
+
+struct LatencyRun {
+    latencies: Vec<f64>,
+    missing: usize,
+    /// Distinct stamps among the seen markers: how many callbacks brought new text.
+    updates: usize,
+    callbacks: u64,
+    /// From the first delta handed to the server to the last.
+    send_span: Duration,
+}
+
+/// Waits until the page has seen `DELTAS` markers, or until no new marker showed for [`LATENCY_DEADLINE`].
+async fn wait_for_markers(app: &AppUnderTest) -> u64 {
+    let mut last_progress = Instant::now();
+    let mut seen_before = 0;
+    loop {
+        let progress = app
+            .client()
+            .execute(LATENCY_PROGRESS_SCRIPT, Vec::new())
+            .await
+            .unwrap();
+        let seen = progress[0].as_u64().unwrap_or(0);
+        let callbacks = progress[1].as_u64().unwrap_or(0);
+        if seen >= DELTAS as u64 || last_progress.elapsed() > LATENCY_DEADLINE {
+            return callbacks;
+        }
+        if seen > seen_before {
+            seen_before = seen;
+            last_progress = Instant::now();
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+async fn latency_run(interval: Duration) -> LatencyRun {
+    let server = ModelServer::start(vec![Reply::Feed(vec![])]).await;
+    let app = server.launch_app().await;
+    wait_until_usable(&app).await;
+    app.client()
+        .execute(LATENCY_SCRIPT, vec![Value::from(DELTAS)])
+        .await
+        .unwrap();
+    app.send_prompt("Count to two thousand").await.unwrap();
+    // Fed chunks queue until the stream opens: start the clock only once the request is in and the stream open.
+    let asked = Instant::now();
+    while server.requests().is_empty() {
+        assert!(
+            asked.elapsed() < Duration::from_secs(30),
+            "the app never asked the model"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut sent = Vec::with_capacity(DELTAS);
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let first = Instant::now();
+    for k in 0..DELTAS {
+        ticks.tick().await;
+        sent.push(wall_clock_ms());
+        server.feed(text_delta(&format!("w{k:04} ")));
+    }
+    let send_span = first.elapsed();
+    let callbacks = wait_for_markers(&app).await;
+    let seen = app
+        .client()
+        .execute("return window.__deltaSeen;", Vec::new())
+        .await
+        .unwrap();
+    let seen: Vec<Option<f64>> = seen.as_array().unwrap().iter().map(Value::as_f64).collect();
+    let latencies: Vec<f64> = seen
+        .iter()
+        .zip(&sent)
+        .filter_map(|(seen, sent)| seen.map(|seen| seen - sent))
+        .collect();
+    let mut stamps: Vec<f64> = seen.iter().flatten().copied().collect();
+    stamps.dedup();
+
+    // A fed stream only ends when the client closes it: finish the message, then stop the run.
+    server.feed(text_chunks(&[]).pop().unwrap());
+    app.client()
+        .execute(
+            r#"document.querySelector('[data-testid="stop-button"]')?.click();"#,
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    let _closed = tokio::time::timeout(Duration::from_secs(10), server.client_closed()).await;
+    app.close().await.unwrap();
+    LatencyRun {
+        missing: DELTAS - latencies.len(),
+        latencies,
+        updates: stamps.len(),
+        callbacks,
+        send_span,
+    }
+}
+
+async fn latency_bench(runs: usize, interval: Duration) {
+    println!(
+        "\nDelta -> DOM, {DELTAS} deltas one every {interval:?} (ms, wall clock: page's stamp minus feed time):"
+    );
+    println!("  run  p50_ms  p95_ms  max_ms  missing  updates  callbacks  send_span_ms");
+    let mut all = Vec::new();
+    let mut run_medians = Vec::new();
+    for run in 1..=runs {
+        let result = latency_run(interval).await;
+        let stats = Stats::new(result.latencies.clone());
+        println!(
+            "  {run:>3}  {:>6.1}  {:>6.1}  {:>6.1}  {:>7}  {:>7}  {:>9}  {:>12.0}",
+            stats.quantile(0.5),
+            stats.quantile(0.95),
+            stats.max(),
+            result.missing,
+            result.updates,
+            result.callbacks,
+            result.send_span.as_secs_f64() * 1000.0
+        );
+        run_medians.push(stats.quantile(0.5));
+        all.extend(result.latencies);
+    }
+    println!("  all deltas of all runs: {}", Stats::new(all).summary());
+    println!(
+        "  run medians:            {}",
+        Stats::new(run_medians).summary()
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let options = parse_options();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "pi-desktop boundary benchmark: {} runs per figure; cores {}, load {}",
+        options.runs,
+        std::thread::available_parallelism().map_or(0, usize::from),
+        load.trim()
+    );
+    println!(
+        "units: milliseconds; quantiles are nearest rank; updates = distinct page stamps (deltas shown together \
+         share one), callbacks = observer callbacks"
+    );
+    if options.stop {
+        stop_bench(options.runs).await;
+    }
+    if options.latency {
+        latency_bench(options.runs, options.interval).await;
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("\nload at the end: {}", load.trim());
+}
