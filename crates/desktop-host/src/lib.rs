@@ -48,7 +48,8 @@
 //!     settings_path: None,
 //! })?;
 //!
-//! let (session, mut envelopes) = DesktopSession::start(SessionOptions::new(settings, paths))?;
+//! let (session, mut envelopes) =
+//!     DesktopSession::start_with_channel(SessionOptions::new(settings, paths))?;
 //! let bridge = tokio::spawn(async move {
 //!     let mut lines = Vec::new();
 //!     while let Some(envelope) = envelopes.recv().await {
@@ -70,12 +71,12 @@
 //! # The flow of one prompt
 //!
 //! ```text
-//! DesktopSession::prompt(text)
-//!   -> Agent::prompt -> agent_start, turn_start, message_start/end (user)
+//! DesktopSession::start_prompt(text) -> RunHandle          (returns once the run is accepted)
+//!   -> Agent::prompt (on the run's task) -> agent_start, turn_start, message_start/end (user)
 //!   -> stream_fn -> Models::stream_simple -> provider -> message_update deltas -> message_end (assistant)
 //!   -> tool_execution_start -> desktop tool (spawn_blocking, cancellable) -> tool_execution_end
 //!   -> ... next turn ... -> agent_end
-//!   -> state notice (isStreaming: false) -> idle notice      (prompt returns after both were forwarded)
+//!   -> state notice (isStreaming: false) -> idle notice      (RunHandle::finished resolves after both)
 //! ```
 
 pub mod allowed_folder;

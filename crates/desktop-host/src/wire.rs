@@ -2,11 +2,13 @@
 //!
 //! # Envelope JSON (protocol version 1)
 //!
-//! Every message is one envelope: a protocol version `v`, a sequence number `seq` (starting at 1 per session,
+//! Every message is one envelope: a protocol version `v`, the conversation it belongs to (`conversationId`, set
+//! by the conversations service), the run it belongs to (`runId`: from the run's first envelope to its `idle`;
+//! absent on a notice between runs), a sequence number `seq` (starting at 1 per conversation's session,
 //! increasing by one, no gaps) and either an agent event or a host notice:
 //!
 //! ```json
-//! {"v":1,"seq":1,"kind":"event","event":{"type":"agent_start"}}
+//! {"v":1,"conversationId":"5f0c…","runId":1,"seq":1,"kind":"event","event":{"type":"agent_start"}}
 //! {"v":1,"seq":2,"kind":"notice","notice":{"type":"state","isStreaming":true,"pendingToolCalls":[]}}
 //! {"v":1,"seq":5,"kind":"event","event":{"type":"message_start","message":{"role":"assistant", "...":"..."}}}
 //! {"v":1,"seq":6,"kind":"event","event":{"type":"message_update",
@@ -29,9 +31,12 @@
 //! - Text, thinking and tool-argument deltas of one content block may be coalesced: consecutive deltas within
 //!   16 ms become one `*_delta` whose `delta` is their concatenation, so at most one envelope per 16 ms per block.
 //! - Notices: `state` (the agent's runtime state after a change: `isStreaming`, `pendingToolCalls` in start
-//!   order, `errorMessage` when set), `idle` (the run settled: `prompt()` returned after the `agent_end`
-//!   listeners; the UI re-enables Send on this, not on `agent_end`), `error` (`source`: `persistence`,
-//!   `settings` or `run`; `message` is safe to show).
+//!   order, `errorMessage` when set), `idle` (the run's last envelope: `prompt()` returned after the
+//!   `agent_end` listeners; the UI re-enables Send on this, not on `agent_end`), `error` (`source`:
+//!   `persistence`, `settings` or `run`; `message` is safe to show).
+//!
+//! A window receives the envelopes of every conversation on one stream ([`EnvelopeSink`]; see
+//! `conversations::LiveStream`), after a snapshot of the runs in progress that ends where its stream begins.
 //!
 //! # Bump rule
 //!
