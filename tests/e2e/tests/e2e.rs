@@ -24,5 +24,8 @@ mod crash;
 // A long answer that arrives fast: the window keeps answering, shows all of it, and Stop works.
 mod long_answer;
 
+// The window's one live stream: a reload mid-answer, and two conversations answering at once.
+mod live_stream;
+
 // The first window: layout, idle state, the composer.
 mod window;

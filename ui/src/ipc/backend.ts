@@ -1,9 +1,26 @@
 // The only module that talks to the Rust backend (board/ipc-contract.md). Nothing else imports
 // @tauri-apps/api: components and state see plain functions and wire types, and tests replace the backend
-// with mockIPC. Streaming events arrive only on the Channel handed to `prompt` / `continue_run`.
+// with mockIPC. Every envelope of every conversation arrives on the one Channel handed to `subscribe`.
 import { Channel, invoke } from "@tauri-apps/api/core";
 
-import type { AppInfo, AppState, CommandError, Envelope, SettingsInput, SettingsView } from "./wire";
+import type {
+  AppInfo,
+  AppState,
+  CommandError,
+  Envelope,
+  LiveSnapshot,
+  RunAccepted,
+  SettingsInput,
+  SettingsView,
+} from "./wire";
+
+/**
+ * The window's event stream, once per page load: every envelope from now on goes to `onEnvelope`, in order; the
+ * promise resolves with the runs in progress up to the envelope before the first one delivered.
+ */
+export function subscribe(onEnvelope: (envelope: Envelope) => void): Promise<LiveSnapshot> {
+  return invoke<LiveSnapshot>("subscribe", { onEvent: new Channel<Envelope>(onEnvelope) });
+}
 
 /** Asks the backend for the app's name, version, log folder and platform. */
 export function fetchAppInfo(): Promise<AppInfo> {
@@ -25,18 +42,17 @@ export interface PromptImage {
 }
 
 /**
- * Sends a prompt. Every envelope of the run is passed to `onEnvelope` in order; the promise resolves once the
- * run settled and the `idle` notice was sent, and rejects with a {@link CommandError}.
+ * Sends a prompt to the active conversation. Resolves once the run is accepted (its envelopes come on the
+ * subscribed stream); rejects with a {@link CommandError} when refused (busy, an invalid image, no provider).
  */
-export function sendPrompt(text: string, images: readonly PromptImage[], onEnvelope: (envelope: Envelope) => void) {
-  const onEvent = new Channel<Envelope>(onEnvelope);
-  const args = images.length === 0 ? { text, onEvent } : { text, images: [...images], onEvent };
-  return invoke<null>("prompt", args);
+export function sendPrompt(text: string, images: readonly PromptImage[]): Promise<RunAccepted> {
+  const args = images.length === 0 ? { text } : { text, images: [...images] };
+  return invoke<RunAccepted>("prompt", args);
 }
 
-/** Retry after a failed or stopped answer: continues the run from where it failed. */
-export function continueRun(onEnvelope: (envelope: Envelope) => void) {
-  return invoke<null>("continue_run", { onEvent: new Channel<Envelope>(onEnvelope) });
+/** Retry after a failed or stopped answer: continues the run from where it failed; resolves once accepted. */
+export function continueRun(): Promise<RunAccepted> {
+  return invoke<RunAccepted>("continue_run");
 }
 
 /** Stop: aborts the active run (a no-op when idle). */

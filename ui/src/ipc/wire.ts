@@ -153,9 +153,56 @@ export type HostNotice =
 
 // ---- The envelope ----
 
+/**
+ * What every envelope carries beside its payload: the protocol version, the conversation it belongs to, the run
+ * it belongs to (from the run's first envelope to its `idle`; absent on a notice between runs) and its number
+ * (from 1 per conversation, without gaps).
+ */
+interface EnvelopeHeader {
+  v: number;
+  conversationId?: string;
+  runId?: number;
+  seq: number;
+}
+
 export type Envelope =
-  | { v: number; seq: number; kind: "event"; event: AgentEvent }
-  | { v: number; seq: number; kind: "notice"; notice: HostNotice };
+  | (EnvelopeHeader & { kind: "event"; event: AgentEvent })
+  | (EnvelopeHeader & { kind: "notice"; notice: HostNotice });
+
+// ---- The window's stream (`subscribe`) ----
+
+/** A tool call executing now. */
+export interface RunningTool {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  partialResult?: unknown;
+}
+
+/** A run in progress as of envelope `lastSeq` of its conversation. */
+export interface RunSnapshot {
+  conversationId: string;
+  runId: number;
+  lastSeq: number;
+  phase: "running" | "settling";
+  turnCount: number;
+  /** The conversation's completed messages: the transcript before the run and what it added. */
+  messages: AgentMessage[];
+  /** The assistant message streaming now, as far as it got. */
+  streaming: AgentMessage | null;
+  tools: RunningTool[];
+}
+
+/** `subscribe` result: every run in progress when the window's stream began. */
+export interface LiveSnapshot {
+  runs: RunSnapshot[];
+}
+
+/** `prompt` / `continue_run` result: the run was accepted; its envelopes carry these ids. */
+export interface RunAccepted {
+  conversationId: string;
+  runId: number;
+}
 
 // ---- Command payloads (board/ipc-contract.md) ----
 

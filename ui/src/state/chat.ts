@@ -1,12 +1,12 @@
-// The chat's state and its pure reducer. `applyEnvelope(state, envelope)` folds one backend envelope into the
-// state; `chatReducer` adds the UI's own intents (Send pressed, a command rejected, a conversation loaded).
-// No IO, no module-level mutable state: every id comes from the state's own counter. Derived facts (is Send
-// enabled, which tool card runs) are in ./selectors.
+// One conversation's state and its pure reducer. `applyEnvelope(state, envelope)` folds one envelope of this
+// conversation into the state; `chatReducer` adds the UI's own intents (Send pressed, the run accepted, a command
+// rejected). The run state comes from envelopes alone: a run is active from its first envelope to its `idle`;
+// the only other fact is that this window asked for a run the host has not shown yet (`submitting`). No IO, no
+// module-level mutable state: every id comes from the state's own counter. Derived facts (is Send enabled,
+// which tool card runs) are in ./selectors; the window's state of several conversations is in ./window.
 import type {
   AgentEvent,
   AgentMessage,
-  AppInfo,
-  AppState,
   AssistantMessage,
   CommandError,
   Envelope,
@@ -14,7 +14,6 @@ import type {
   StopReason,
   UserMessage,
 } from "../ipc/wire";
-import { PROTOCOL_VERSION } from "../ipc/wire";
 import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
 
@@ -67,20 +66,22 @@ export interface Banner {
   message: string;
 }
 
-/** What the host last said about the agent (the `state` notice). */
-export interface BackendRunState {
-  isStreaming: boolean;
-  pendingToolCalls: readonly string[];
-  errorMessage?: string;
-}
-
 export interface ChatState {
+  /** The conversation (`AppState.conversationId`); "" for one the host did not name. */
+  conversationId: string;
   runStatus: RunStatus;
-  /** A prompt or continue_run was invoked and its run has not started yet. */
+  /** The run in progress, from its first envelope to its `idle`. */
+  runId: number | null;
+  /** The highest run id seen in an envelope. */
+  lastRunId: number;
+  /**
+   * This window asked for a run (prompt or continue_run) and has not seen it yet: the command is on its way, or
+   * it was accepted as run `awaitedRunId` and that run's first envelope has not arrived.
+   */
   submitting: boolean;
+  awaitedRunId: number | null;
   /** Stop was pressed during this run. */
   stopRequested: boolean;
-  backend: BackendRunState;
   transcript: readonly TranscriptItem[];
   /** The assistant item between its message_start and message_end. */
   streamingAssistantId: string | null;
@@ -90,79 +91,50 @@ export interface ChatState {
   /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
   tokensUsed: number;
   banner: Banner | null;
-  /** Set once an envelope of an unknown protocol version arrived; such envelopes are never applied. */
-  protocolError: string | null;
-  appInfo: AppInfo | null;
+  /** The last envelope applied; older or repeated ones are ignored. */
   lastSeq: number;
   nextId: number;
-  /** The conversation shown (`AppState.conversationId` of the last load), null before one is loaded. */
-  conversationId: string | null;
-  /**
-   * Bumped whenever another conversation is shown (switch, new, delete). Runs are tagged with the generation they
-   * were sent in; envelopes and command results of an older generation belong to a conversation no longer
-   * shown (it goes on in the background) and are dropped.
-   */
-  generation: number;
-  /** Changes whenever the conversation list may have changed: titles, order, which one is streaming. */
-  listRevision: number;
 }
 
 export type ChatAction =
-  /** Envelopes from the run's Channel that arrived together, in order (one frame's worth). */
-  | { type: "envelopes"; envelopes: readonly Envelope[]; generation?: number }
+  /** Envelopes of this conversation that arrived together, in order (one frame's worth). */
+  | { type: "envelopes"; envelopes: readonly Envelope[] }
   /** Send was pressed: the prompt command is being invoked with this text. */
   | { type: "prompt_submitted"; text: string; imageCount: number }
   /** Retry was pressed on this failed answer: continue_run is being invoked. */
   | { type: "continue_submitted"; assistantId: string }
+  /** prompt / continue_run resolved: the host accepted run `runId` (its envelopes may already have come). */
+  | { type: "run_accepted"; runId: number }
   /** Stop was pressed: abort is being invoked. */
   | { type: "stop_requested" }
-  /** prompt / continue_run resolved (the host already sent idle, which is what re-enables Send). */
-  | { type: "run_command_settled"; generation?: number }
   /** A command rejected with `{kind, message}`. */
-  | { type: "command_failed"; command: string; error: CommandError; generation?: number }
-  /**
-   * get_state (`startup`, or `refresh` while a run this window cannot follow is active) or new_conversation
-   * (`new`) answered: the transcript is replaced by the host's. A startup answer that arrives after the user
-   * already sent something is ignored, and so is a refresh once this window runs its own prompt.
-   * `switch` (the sidebar opened a conversation, or reloaded after deleting the shown one) and `new` start a new
-   * generation: the run state, the banner and the transcript are the loaded conversation's alone.
-   */
-  | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "refresh" | "new" | "switch" }
-  | { type: "banner_dismissed" }
-  | { type: "app_info_loaded"; appInfo: AppInfo };
+  | { type: "command_failed"; command: string; error: CommandError }
+  | { type: "banner_dismissed" };
 
 /** Progress updates kept per tool card; older ones are dropped (the card shows the latest). */
 export const MAX_TOOL_UPDATES = 20;
 
 export const initialChatState: ChatState = {
+  conversationId: "",
   runStatus: "idle",
+  runId: null,
+  lastRunId: 0,
   submitting: false,
+  awaitedRunId: null,
   stopRequested: false,
-  backend: { isStreaming: false, pendingToolCalls: [] },
   transcript: [],
   streamingAssistantId: null,
   tools: {},
   turnCount: 0,
   tokensUsed: 0,
   banner: null,
-  protocolError: null,
-  appInfo: null,
   lastSeq: 0,
   nextId: 1,
-  conversationId: null,
-  generation: 0,
-  listRevision: 0,
 };
-
-/** An action tagged with a generation other than the current one belongs to a conversation no longer shown. */
-function isStale(state: ChatState, generation: number | undefined): boolean {
-  return generation !== undefined && generation !== state.generation;
-}
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case "envelopes":
-      if (isStale(state, action.generation)) return state;
       return action.envelopes.reduce(applyEnvelope, state);
     case "prompt_submitted": {
       const text = action.text.trim();
@@ -179,9 +151,9 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         transcript: [...state.transcript, user],
         nextId: state.nextId + 1,
         submitting: true,
+        awaitedRunId: null,
         stopRequested: false,
         banner: null,
-        listRevision: state.listRevision + 1,
       };
     }
     case "continue_submitted":
@@ -191,19 +163,22 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           item.kind === "assistant" && item.id === action.assistantId ? { ...item, retried: true } : item,
         ),
         submitting: true,
+        awaitedRunId: null,
         stopRequested: false,
         banner: null,
       };
+    case "run_accepted":
+      // The run's envelopes travel apart from the command's answer and may have come first.
+      return state.lastRunId >= action.runId
+        ? { ...state, submitting: false, awaitedRunId: null }
+        : { ...state, awaitedRunId: action.runId };
     case "stop_requested":
       return { ...state, stopRequested: true };
-    case "run_command_settled":
-      if (isStale(state, action.generation)) return state;
-      return { ...state, submitting: false, listRevision: state.listRevision + 1 };
     case "command_failed":
-      if (isStale(state, action.generation)) return state;
       return {
         ...state,
         submitting: action.command === "prompt" || action.command === "continue_run" ? false : state.submitting,
+        awaitedRunId: action.command === "prompt" || action.command === "continue_run" ? null : state.awaitedRunId,
         transcript:
           action.command === "prompt"
             ? state.transcript.map((item) =>
@@ -216,49 +191,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
               : state.transcript,
         banner: { source: "command", kind: action.error.kind, message: action.error.message },
       };
-    case "conversation_loaded":
-      if (
-        action.origin === "startup" &&
-        (state.transcript.length > 0 || state.runStatus !== "idle" || state.generation > 0)
-      ) {
-        return state;
-      }
-      if (action.origin === "refresh" && (state.runStatus !== "idle" || state.submitting)) return state;
-      if (
-        action.origin === "refresh" &&
-        action.appState.conversationId !== undefined &&
-        state.conversationId !== null &&
-        action.appState.conversationId !== state.conversationId
-      ) {
-        return state;
-      }
-      if (action.origin === "switch" || action.origin === "new") {
-        return loadConversation(
-          {
-            ...state,
-            runStatus: "idle",
-            submitting: false,
-            stopRequested: false,
-            banner: null,
-            lastSeq: 0,
-            generation: state.generation + 1,
-            listRevision: state.listRevision + 1,
-          },
-          action.appState,
-        );
-      }
-      return {
-        ...loadConversation(state, action.appState),
-        // A refresh that finds the followed run ended changes the list (the streaming mark, the order).
-        listRevision:
-          action.origin === "refresh" && state.backend.isStreaming === action.appState.isStreaming
-            ? state.listRevision
-            : state.listRevision + 1,
-      };
     case "banner_dismissed":
       return { ...state, banner: null };
-    case "app_info_loaded":
-      return { ...state, appInfo: action.appInfo };
     default:
       return assertNever(action);
   }
@@ -268,17 +202,13 @@ function assertNever(action: never): never {
   throw new Error(`unhandled chat action: ${JSON.stringify(action)}`);
 }
 
-/** Folds one envelope into the state: `(state, envelope) => state`. */
+/**
+ * Folds one envelope of this conversation into the state: `(state, envelope) => state`. The window checked its
+ * protocol version. One already applied (a `seq` not above `lastSeq`) changes nothing.
+ */
 export function applyEnvelope(state: ChatState, envelope: Envelope): ChatState {
-  if (envelope.v !== PROTOCOL_VERSION) {
-    const message = `The app's backend speaks protocol version ${String(envelope.v)}, this window understands version ${PROTOCOL_VERSION}. Update or reinstall Pi Desktop.`;
-    return {
-      ...state,
-      protocolError: message,
-      banner: { source: "protocol", kind: "protocol", message },
-    };
-  }
-  const sequenced: ChatState = { ...state, lastSeq: envelope.seq };
+  if (envelope.seq <= state.lastSeq) return state;
+  const sequenced: ChatState = { ...withRun(state, envelope.runId), lastSeq: envelope.seq };
   switch (envelope.kind) {
     case "event":
       return applyEvent(sequenced, envelope.event);
@@ -294,26 +224,31 @@ function ignoreUnknown(_unknown: never, state: ChatState): ChatState {
   return state;
 }
 
+/** An envelope of run `runId` makes it the run in progress (and ends the wait for it, if this window asked). */
+function withRun(state: ChatState, runId: number | undefined): ChatState {
+  if (runId === undefined || (runId === state.runId && runId <= state.lastRunId)) return state;
+  const arrived = state.awaitedRunId !== null && runId >= state.awaitedRunId;
+  return {
+    ...state,
+    runId,
+    lastRunId: Math.max(state.lastRunId, runId),
+    runStatus: state.runStatus === "idle" ? "running" : state.runStatus,
+    submitting: arrived ? false : state.submitting,
+    awaitedRunId: arrived ? null : state.awaitedRunId,
+  };
+}
+
 function applyNotice(state: ChatState, notice: HostNotice): ChatState {
   switch (notice.type) {
-    case "state": {
-      const backend: BackendRunState =
-        notice.errorMessage === undefined
-          ? { isStreaming: notice.isStreaming, pendingToolCalls: notice.pendingToolCalls }
-          : {
-              isStreaming: notice.isStreaming,
-              pendingToolCalls: notice.pendingToolCalls,
-              errorMessage: notice.errorMessage,
-            };
-      return { ...state, backend };
-    }
+    case "state":
+      // The run state follows the events; the host's summary adds nothing the window needs.
+      return state;
     case "idle":
       return {
         ...finishStreamingAssistant(state, "done"),
         runStatus: "idle",
-        submitting: false,
+        runId: null,
         stopRequested: false,
-        backend: { ...state.backend, isStreaming: false },
       };
     case "error":
       return { ...state, banner: { source: "notice", kind: notice.source, message: notice.message } };
@@ -325,7 +260,7 @@ function applyNotice(state: ChatState, notice: HostNotice): ChatState {
 function applyEvent(state: ChatState, event: AgentEvent): ChatState {
   switch (event.type) {
     case "agent_start":
-      return { ...state, runStatus: "running", submitting: false, turnCount: 0 };
+      return { ...state, runStatus: "running", turnCount: 0 };
     case "agent_end":
       return { ...finishStreamingAssistant(state, "done"), runStatus: "settling" };
     case "turn_start":
@@ -430,7 +365,7 @@ function messageEnded(state: ChatState, message: AgentMessage): ChatState {
 }
 
 /** The item for a complete assistant message: its final blocks, and a status from its stop reason. */
-function finalAssistant(id: string, message: AssistantMessage, retried: boolean): AssistantItem {
+export function finalAssistant(id: string, message: AssistantMessage, retried: boolean): AssistantItem {
   const item: AssistantItem = {
     kind: "assistant",
     id,
@@ -489,7 +424,7 @@ function updateAssistant(state: ChatState, id: string, update: (item: AssistantI
   return state;
 }
 
-function userText(message: UserMessage): { text: string; imageCount: number } {
+export function userText(message: UserMessage): { text: string; imageCount: number } {
   if (typeof message.content === "string") return { text: message.content, imageCount: 0 };
   let text = "";
   let imageCount = 0;
@@ -500,57 +435,3 @@ function userText(message: UserMessage): { text: string; imageCount: number } {
   return { text, imageCount };
 }
 
-/** Replaces the transcript with the host's conversation (on start-up and after New conversation). */
-function loadConversation(state: ChatState, appState: AppState): ChatState {
-  let nextId = state.nextId;
-  const transcript: TranscriptItem[] = [];
-  const tools: Record<string, ToolRun> = {};
-  let tokensUsed = 0;
-  for (const message of appState.messages) {
-    switch (message.role) {
-      case "user": {
-        const { text, imageCount } = userText(message);
-        transcript.push({ kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" });
-        nextId += 1;
-        break;
-      }
-      case "assistant":
-        transcript.push(finalAssistant(`a${nextId}`, message, false));
-        tokensUsed += message.usage?.totalTokens ?? 0;
-        nextId += 1;
-        break;
-      case "toolResult":
-        tools[message.toolCallId] = {
-          toolCallId: message.toolCallId,
-          toolName: message.toolName,
-          args: undefined,
-          status: message.isError ? "error" : "done",
-          updates: [],
-          result: { content: message.content, details: message.details },
-        };
-        break;
-      default:
-        // Custom message roles are the host's business; the transcript does not show them.
-        break;
-    }
-  }
-  const backend: BackendRunState =
-    appState.errorMessage === undefined
-      ? { isStreaming: appState.isStreaming, pendingToolCalls: appState.pendingToolCalls }
-      : {
-          isStreaming: appState.isStreaming,
-          pendingToolCalls: appState.pendingToolCalls,
-          errorMessage: appState.errorMessage,
-        };
-  return {
-    ...state,
-    transcript,
-    tools,
-    tokensUsed,
-    turnCount: 0,
-    streamingAssistantId: null,
-    backend,
-    nextId,
-    conversationId: appState.conversationId ?? state.conversationId,
-  };
-}

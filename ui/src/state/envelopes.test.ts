@@ -9,6 +9,7 @@ import {
   numbered,
   runEnd,
   runStart,
+  tagged,
   update,
 } from "./__fixtures__/builders";
 import providerErrorFirstRequest from "./__fixtures__/provider_error_first_request.envelopes.json";
@@ -17,6 +18,7 @@ import thinkingThenText from "./__fixtures__/thinking_then_text.envelopes.json";
 import toolProgressUpdates from "./__fixtures__/tool_progress_updates.envelopes.json";
 import toolsTwoParallel from "./__fixtures__/tools_two_parallel.envelopes.json";
 import { applyEnvelope, chatReducer, initialChatState, type AssistantItem, type ChatState } from "./chat";
+import { viewFromAppState } from "./conversation-load";
 import {
   canSend,
   canStop,
@@ -153,7 +155,7 @@ describe("replaying recorded runs", () => {
     expect(answer?.blocks).toEqual([{ type: "text", text: "Here is the ans", done: true }]);
     expect(answer === undefined ? null : errorAdvice(answer)).toBe("network");
     expect(retryableAssistantId(final)).toBe(answer?.id);
-    expect(final.backend.errorMessage).toBe("socket hang up");
+    expect(canSend(final)).toBe(true);
   });
 
   it("provider error on the first request: an empty answer with advice about the key", () => {
@@ -296,18 +298,19 @@ describe("hand-written envelopes", () => {
     expect(toolCardState(trail[envelopes.length - 1] ?? initialChatState, "call_y")).toBe("error");
   });
 
-  it("refuses an envelope of an unknown protocol version visibly and applies nothing", () => {
-    const before = replay(numbered(runStart("hi")));
-    const refused = applyEnvelope(before, {
-      v: 2,
-      seq: 6,
-      kind: "event",
-      event: { type: "agent_end", messages: [] },
-    });
-    expect(refused.protocolError).toMatch(/version 2/);
-    expect(refused.banner?.source).toBe("protocol");
-    expect(refused.runStatus).toBe("running");
-    expect(refused.transcript).toBe(before.transcript);
+  it("ignores an envelope already applied (a seq not above lastSeq), however often it comes again", () => {
+    const envelopes = numbered([
+      ...runStart("Say hello"),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "text_start", contentIndex: 0 }),
+      update({ type: "text_delta", contentIndex: 0, delta: "Hel" }),
+      update({ type: "text_delta", contentIndex: 0, delta: "lo" }),
+    ]);
+    const once = replay(envelopes);
+    expect(once.lastSeq).toBe(envelopes.length);
+    const again = replay([...envelopes.slice(3), ...envelopes.slice(-2)], once);
+    expect(again).toBe(once);
+    expect(assistants(again).map((item) => item.blocks)).toEqual([[{ type: "text", text: "Hello", done: false }]]);
   });
 
   it("ignores unknown notice and event types (a newer host), keeping everything else", () => {
@@ -386,55 +389,70 @@ describe("the UI's own intents", () => {
 
   it("loads a stored conversation with its tool results on the cards", () => {
     const call = { type: "toolCall" as const, id: "call_1", name: "list_folder", arguments: { folder: "documents" } };
-    const state = chatReducer(initialChatState, {
-      type: "conversation_loaded",
-      origin: "startup",
-      appState: {
-        isStreaming: false,
-        pendingToolCalls: [],
-        model: { provider: "test", id: "m", name: "M" },
-        messages: [
-          { role: "user", content: "what is in documents?" },
-          assistantMessage([call], "toolUse", { totalTokens: 10 }),
-          { role: "toolResult", toolCallId: "call_1", toolName: "list_folder", content: [], details: { entries: [] }, isError: false },
-          assistantMessage([{ type: "text", text: "Nothing." }], "stop", { totalTokens: 5 }),
-        ],
-      },
+    const state = viewFromAppState({
+      conversationId: "c1",
+      isStreaming: false,
+      pendingToolCalls: [],
+      model: { provider: "test", id: "m", name: "M" },
+      messages: [
+        { role: "user", content: "what is in documents?" },
+        assistantMessage([call], "toolUse", { totalTokens: 10 }),
+        { role: "toolResult", toolCallId: "call_1", toolName: "list_folder", content: [], details: { entries: [] }, isError: false },
+        assistantMessage([{ type: "text", text: "Nothing." }], "stop", { totalTokens: 5 }),
+      ],
     });
+    expect(state.conversationId).toBe("c1");
     expect(state.transcript.map((item) => item.kind)).toEqual(["user", "assistant", "assistant"]);
     expect(toolCardState(state, "call_1")).toBe("done");
     expect(state.tokensUsed).toBe(15);
-  });
-
-  it("a late startup load never replaces what the user already sent", () => {
-    const submitted = chatReducer(initialChatState, { type: "prompt_submitted", text: "hi", imageCount: 0 });
-    const loaded = chatReducer(submitted, {
-      type: "conversation_loaded",
-      origin: "startup",
-      appState: { isStreaming: false, pendingToolCalls: [], model: { provider: "p", id: "m", name: "M" }, messages: [] },
-    });
-    expect(loaded).toBe(submitted);
+    expect(canSend(state)).toBe(true);
   });
 });
 
-describe("a window reloaded during a run", () => {
-  const appState = (isStreaming: boolean) => ({
-    isStreaming,
-    pendingToolCalls: [],
-    model: { provider: "p", id: "m", name: "M" },
-    messages: [{ role: "user" as const, content: "still running?" }],
+describe("the run state from the envelopes' run ids", () => {
+  it("a run is in progress from its first envelope, whatever it is, to its idle notice", () => {
+    const envelopes = tagged(numbered([notice({ type: "state", isStreaming: true, pendingToolCalls: [] }), ...runStart("hi"), ...runEnd()]), "c1", 3);
+    const trail = states(envelopes);
+    expect(trail[0]?.runId).toBe(3);
+    expect(runStatus(trail[0] ?? initialChatState)).toBe("running");
+    expect(trail.slice(0, -1).map(canSend)).toEqual(trail.slice(0, -1).map(() => false));
+    const final = trail[trail.length - 1] ?? initialChatState;
+    expect(final.runId).toBeNull();
+    expect(final.lastRunId).toBe(3);
+    expect(final.runStatus).toBe("idle");
+    expect(canSend(final)).toBe(true);
   });
 
-  it("keeps Send off while the host streams, then takes the host's conversation when the run ended", () => {
-    const loaded = chatReducer(initialChatState, { type: "conversation_loaded", appState: appState(true), origin: "startup" });
-    expect(canSend(loaded)).toBe(false);
-    const refreshed = chatReducer(loaded, { type: "conversation_loaded", appState: appState(false), origin: "refresh" });
-    expect(canSend(refreshed)).toBe(true);
+  it("a notice between runs (no run id) starts nothing", () => {
+    const state = applyEnvelope(initialChatState, {
+      v: 1,
+      seq: 1,
+      conversationId: "c1",
+      kind: "notice",
+      notice: { type: "error", source: "settings", message: "Could not save the settings." },
+    });
+    expect(state.runId).toBeNull();
+    expect(canSend(state)).toBe(true);
+    expect(state.banner?.kind).toBe("settings");
   });
 
-  it("ignores a refresh once this window runs its own prompt", () => {
-    const running = replay(numbered(runStart("mine")));
-    expect(chatReducer(running, { type: "conversation_loaded", appState: appState(false), origin: "refresh" })).toBe(running);
+  it("the idle notice closes an answer the host left streaming", () => {
+    const envelopes = tagged(
+      numbered([
+        ...runStart("hi"),
+        event({ type: "message_start", message: assistantMessage([], "pending") }),
+        update({ type: "text_delta", contentIndex: 0, delta: "Half" }),
+        notice({ type: "idle" }),
+      ]),
+      "c1",
+      1,
+    );
+    const final = replay(envelopes);
+    expect(final.streamingAssistantId).toBeNull();
+    expect(assistants(final).map((item) => [item.status, item.blocks])).toEqual([
+      ["done", [{ type: "text", text: "Half", done: true }]],
+    ]);
+    expect(canSend(final)).toBe(true);
   });
 });
 

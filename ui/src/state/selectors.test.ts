@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
 
-import { initialChatState, type ChatState } from "./chat";
-import { appTitle, canSend, canStop, errorAdvice, fileListDetails, followsForeignRun, resultText, runStatus } from "./selectors";
+import { assistantMessage } from "./__fixtures__/builders";
+import { initialChatState, type ChatState, type ToolRun } from "./chat";
+import { blocksFromMessage } from "./assistant-blocks";
+import {
+  appTitle,
+  canSend,
+  canStop,
+  errorAdvice,
+  fileListDetails,
+  resultText,
+  retryableAssistantId,
+  runStatus,
+  runningToolCallIds,
+  toolCardState,
+} from "./selectors";
 
 describe("Send and Stop", () => {
   it("start idle with Send enabled and Stop off", () => {
@@ -10,8 +23,15 @@ describe("Send and Stop", () => {
     expect(runStatus(initialChatState)).toBe("idle");
   });
 
-  it("keep Send off while the host says it is streaming, even when the run status is idle", () => {
-    const state: ChatState = { ...initialChatState, backend: { isStreaming: true, pendingToolCalls: [] } };
+  it("keep Send off while a run is in progress (its envelopes came), even before agent_start", () => {
+    const state: ChatState = { ...initialChatState, runId: 4, lastRunId: 4 };
+    expect(canSend(state)).toBe(false);
+    expect(canStop(state)).toBe(true);
+    expect(runStatus(state)).toBe("running");
+  });
+
+  it("keep Send off while this window's prompt is on its way", () => {
+    const state: ChatState = { ...initialChatState, submitting: true };
     expect(canSend(state)).toBe(false);
     expect(canStop(state)).toBe(true);
     expect(runStatus(state)).toBe("running");
@@ -80,17 +100,64 @@ describe("tool results", () => {
 
 describe("title", () => {
   it("names the app after what the backend reports", () => {
-    expect(appTitle(initialChatState)).toBe("Pi Desktop");
-    expect(appTitle({ ...initialChatState, appInfo: { name: "Pi Desktop", version: "1.2.3", logDir: null, os: "linux", arch: "x86_64" } })).toBe("Pi Desktop 1.2.3");
+    expect(appTitle(null)).toBe("Pi Desktop");
+    expect(appTitle({ name: "Pi Desktop", version: "1.2.3", logDir: null, os: "linux", arch: "x86_64" })).toBe("Pi Desktop 1.2.3");
   });
 });
 
-describe("a run this window cannot follow", () => {
-  it("is one the host reports while this window sent nothing", () => {
-    const reloaded: ChatState = { ...initialChatState, backend: { isStreaming: true, pendingToolCalls: [] } };
-    expect(followsForeignRun(reloaded)).toBe(true);
-    expect(followsForeignRun({ ...reloaded, submitting: true })).toBe(false);
-    expect(followsForeignRun({ ...reloaded, runStatus: "running" })).toBe(false);
-    expect(followsForeignRun(initialChatState)).toBe(false);
+describe("tool cards", () => {
+  const run = (toolCallId: string, status: ToolRun["status"]): ToolRun => ({
+    toolCallId,
+    toolName: "list_folder",
+    args: {},
+    status,
+    updates: [],
+  });
+  const call = (id: string) => ({ type: "toolCall" as const, id, name: "list_folder", arguments: {} });
+  const withCalls: ChatState = {
+    ...initialChatState,
+    transcript: [
+      { kind: "assistant", id: "a1", blocks: blocksFromMessage([call("c1"), call("c2"), call("c3"), call("c4")], false), status: "streaming", retried: false },
+    ],
+    tools: { c1: run("c1", "done"), c2: run("c2", "running"), c3: run("c3", "error"), c4: run("c4", "running") },
+  };
+
+  it("the running tool calls are the executions that run, in start order, not the calls in the answer", () => {
+    expect(runningToolCallIds(withCalls)).toEqual(["c2", "c4"]);
+    expect(runningToolCallIds({ ...withCalls, tools: {} })).toEqual([]);
+  });
+
+  it("a call waiting to execute runs while the run is in progress and is an error once it settled", () => {
+    const active: ChatState = { ...withCalls, runId: 2, lastRunId: 2, runStatus: "running" };
+    expect(toolCardState(active, "c5")).toBe("running");
+    expect(toolCardState(active, "c2")).toBe("running");
+    expect(toolCardState(active, "c3")).toBe("error");
+    expect(toolCardState(withCalls, "c5")).toBe("error");
+    expect(toolCardState(withCalls, "c2")).toBe("error");
+    expect(toolCardState(withCalls, "c1")).toBe("done");
+  });
+});
+
+describe("Retry", () => {
+  const failed: ChatState = {
+    ...initialChatState,
+    transcript: [
+      { kind: "user", id: "u1", text: "hi", imageCount: 0, delivery: "sent" },
+      {
+        kind: "assistant",
+        id: "a2",
+        blocks: blocksFromMessage(assistantMessage([], "error").content, true),
+        status: "error",
+        errorMessage: "socket hang up",
+        retried: false,
+      },
+    ],
+  };
+
+  it("is offered for the last failed answer once the run settled, not during a run", () => {
+    expect(retryableAssistantId(failed)).toBe("a2");
+    expect(retryableAssistantId({ ...failed, runId: 3, lastRunId: 3 })).toBeNull();
+    expect(retryableAssistantId({ ...failed, runStatus: "settling" })).toBeNull();
+    expect(retryableAssistantId({ ...failed, submitting: true })).toBeNull();
   });
 });

@@ -1,13 +1,14 @@
-// Derived facts the components read; JSX holds no logic of its own.
-import type { FileEntry, FileListDetails } from "../ipc/wire";
+// Derived facts the components read; JSX holds no logic of its own. Every run fact is a function of the
+// conversation's state, which envelopes alone move (plus the one fact that this window asked for a run).
+import type { AppInfo, FileEntry, FileListDetails } from "../ipc/wire";
 import type { AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus } from "./chat";
 
 /**
- * Send is enabled only when the run settled: the host's idle notice arrived (run status `idle`), the host does
- * not report `isStreaming`, and no prompt is on its way. `agent_end` alone is not enough (the book's settling).
+ * Send is enabled only when the run settled: its idle notice arrived (no run in progress, run status `idle`)
+ * and no prompt of this window is on its way. `agent_end` alone is not enough (the book's settling).
  */
 export function canSend(state: ChatState): boolean {
-  return state.runStatus === "idle" && !state.backend.isStreaming && !state.submitting;
+  return state.runStatus === "idle" && state.runId === null && !state.submitting;
 }
 
 /** Stop is offered exactly while Send is not: from Send until the idle notice. */
@@ -16,28 +17,18 @@ export function canStop(state: ChatState): boolean {
 }
 
 export function runStatus(state: ChatState): RunStatus {
-  if (state.runStatus === "idle" && (state.submitting || state.backend.isStreaming)) {
-    // The prompt is on its way (or the host says a run is active): the user sees it as running.
+  if (state.runStatus === "idle" && (state.submitting || state.runId !== null)) {
+    // The prompt is on its way, or the run's first envelopes came: the user sees it as running.
     return "running";
   }
   return state.runStatus;
 }
 
-/**
- * The host reports a run this window has no Channel for (the window was reloaded mid-run): the UI can only
- * poll get_state until that run ends, since its envelopes go to the old Channel.
- */
-export function followsForeignRun(state: ChatState): boolean {
-  return state.runStatus === "idle" && !state.submitting && state.backend.isStreaming;
-}
-
-/** Tool calls running now, in start order: the host's `pendingToolCalls` plus any card still running. */
+/** Tool calls executing now, in start order. */
 export function runningToolCallIds(state: ChatState): string[] {
-  const ids = [...state.backend.pendingToolCalls];
-  for (const run of Object.values(state.tools)) {
-    if (run.status === "running" && !ids.includes(run.toolCallId)) ids.push(run.toolCallId);
-  }
-  return ids.filter((id) => state.tools[id]?.status !== "done" && state.tools[id]?.status !== "error");
+  return Object.values(state.tools)
+    .filter((run) => run.status === "running")
+    .map((run) => run.toolCallId);
 }
 
 /**
@@ -75,8 +66,8 @@ export function statusLine(state: ChatState): StatusLine {
 }
 
 /** "Pi Desktop 0.1.0" once the backend answered, the bare product name before. */
-export function appTitle(state: ChatState): string {
-  return state.appInfo === null ? "Pi Desktop" : `${state.appInfo.name} ${state.appInfo.version}`;
+export function appTitle(appInfo: AppInfo | null): string {
+  return appInfo === null ? "Pi Desktop" : `${appInfo.name} ${appInfo.version}`;
 }
 
 /** What went wrong with a failed answer, so the UI can say what to do. */

@@ -1,7 +1,9 @@
 // Runs inside the page before the app (bundled by ./chat-support.ts and added as an init script):
-// @tauri-apps/api/mocks stands in for the Rust backend of board/ipc-contract.md. The test drives each run
-// explicitly: `__chatMock.send(envelope)` delivers one envelope on the run's Channel, `finish()` resolves the
-// pending prompt / continue_run, `reject(error)` rejects it. Every call is recorded in `__chatMock.calls`.
+// @tauri-apps/api/mocks stands in for the Rust backend of board/ipc-contract.md. Like the host, it keeps the
+// window's one stream (the Channel of `subscribe`), accepts `prompt` / `continue_run` at once with a run id, and
+// numbers each conversation's envelopes. The test drives each run explicitly: `__chatMock.send(envelope)`
+// delivers one envelope on the window's stream, stamped with the active conversation, the run in progress and
+// the conversation's next `seq`; the run ends with its `idle`. Every call is recorded in `__chatMock.calls`.
 import { mockIPC } from "@tauri-apps/api/mocks";
 
 interface ChannelLike {
@@ -10,11 +12,16 @@ interface ChannelLike {
 
 interface ChatMock {
   calls: { cmd: string; args: Record<string, unknown> }[];
-  /** How the next prompt / continue_run answers: wait for the test (`hold`) or reject at once. */
+  /** The next prompt / continue_run is refused with this error instead of accepted. */
   nextRunRejection: { kind: string; message: string } | null;
+  /** What `subscribe` answers: the runs in progress (empty by default; set it in an init script). */
+  snapshotRuns: unknown[];
+  /** The active conversation: what prompt and get_state act on, and whose envelopes `send` sends between runs. */
+  activeId: string;
   send: (envelope: unknown) => void;
+  /** Kept for the tests' step "the host is done with the run": the run already ended with its idle. */
   finish: () => void;
-  reject: (error: unknown) => void;
+  /** A run was accepted and its idle not sent yet. */
   hasRun: () => boolean;
   /**
    * The sidebar's data: the `list_conversations` answer and, per id, what `open_conversation` returns. Empty by
@@ -32,8 +39,12 @@ declare global {
 
 let channel: ChannelLike | null = null;
 let nextIndex = 0;
-let settle: ((value: null) => void) | null = null;
-let fail: ((error: unknown) => void) | null = null;
+let lastRunId = 0;
+let runId: number | null = null;
+/** The conversation of the run in progress (it stays its own when the user switches). */
+let runConversation = "c-1";
+let newConversations = 1;
+const seqs: Record<string, number> = {};
 
 let settings = {
   preset: "openai",
@@ -72,23 +83,23 @@ function recordable(args: Record<string, unknown> | undefined): Record<string, u
 window.__chatMock = {
   calls: [],
   nextRunRejection: null,
+  snapshotRuns: [],
+  activeId: "c-1",
   send(envelope) {
-    if (channel === null) throw new Error("no run is waiting for envelopes");
-    window.__TAURI_INTERNALS__.runCallback(channel.id, { index: nextIndex, message: envelope });
+    if (channel === null) throw new Error("the window has not subscribed to its stream");
+    const conversationId = runId === null ? window.__chatMock.activeId : runConversation;
+    const seq = (seqs[conversationId] ?? 0) + 1;
+    seqs[conversationId] = seq;
+    const stamped: Record<string, unknown> = { ...(envelope as object), conversationId, seq };
+    if (runId !== null) stamped["runId"] = runId;
+    window.__TAURI_INTERNALS__.runCallback(channel.id, { index: nextIndex, message: stamped });
     nextIndex += 1;
+    const notice = (envelope as { notice?: { type?: string } }).notice;
+    if (notice?.type === "idle") runId = null;
   },
-  finish() {
-    settle?.(null);
-    settle = null;
-    fail = null;
-  },
-  reject(error) {
-    fail?.(error);
-    settle = null;
-    fail = null;
-  },
+  finish() {},
   hasRun() {
-    return settle !== null;
+    return runId !== null;
   },
   conversations: {
     list: { days: [], activeId: null, streamingIds: [], storage: { persistent: true, notices: [] } },
@@ -108,9 +119,15 @@ mockIPC((cmd, payload) => {
         os: "linux",
         arch: "x86_64",
       };
+    case "subscribe":
+      channel = args["onEvent"] as ChannelLike;
+      return { runs: window.__chatMock.snapshotRuns };
     case "get_state":
+      return { ...emptyState, conversationId: window.__chatMock.activeId };
     case "new_conversation":
-      return emptyState;
+      newConversations += 1;
+      window.__chatMock.activeId = `c-new-${newConversations}`;
+      return { ...emptyState, conversationId: window.__chatMock.activeId };
     case "get_settings":
       return settings;
     case "save_settings":
@@ -132,8 +149,13 @@ mockIPC((cmd, payload) => {
     case "search_conversations":
       return [];
     case "open_conversation": {
-      const state = window.__chatMock.conversations.states[String(args["conversationId"])];
-      return state ?? Promise.reject({ kind: "invalid", message: "This conversation no longer exists." });
+      const id = String(args["conversationId"]);
+      const state = window.__chatMock.conversations.states[id];
+      if (state === undefined) {
+        return Promise.reject({ kind: "invalid", message: "This conversation no longer exists." });
+      }
+      window.__chatMock.activeId = id;
+      return { ...(state as object), conversationId: id };
     }
     case "restore_conversation":
       return null;
@@ -144,12 +166,16 @@ mockIPC((cmd, payload) => {
         window.__chatMock.nextRunRejection = null;
         return Promise.reject(rejection);
       }
-      channel = args["onEvent"] as ChannelLike;
-      nextIndex = 0;
-      return new Promise<null>((resolve, reject) => {
-        settle = resolve;
-        fail = reject;
-      });
+      if (runId !== null) {
+        return Promise.reject({
+          kind: "busy",
+          message: "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
+        });
+      }
+      lastRunId += 1;
+      runId = lastRunId;
+      runConversation = window.__chatMock.activeId;
+      return { conversationId: window.__chatMock.activeId, runId };
     }
     default:
       return Promise.reject({ kind: "invalid", message: `the mock backend has no command ${cmd}` });

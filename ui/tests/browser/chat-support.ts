@@ -22,13 +22,13 @@ export async function chatMockBackendScript(): Promise<string> {
   return output.text;
 }
 
-/** Delivers envelopes of one run, numbered from 1 like the host's. */
+/** Delivers envelopes of a run; the mock backend numbers them per conversation, as the host does. */
 export class RunDriver {
   private seq = 0;
 
   constructor(private readonly page: Page) {}
 
-  /** Waits until the UI invoked `prompt` or `continue_run` and the mock holds its Channel. */
+  /** Waits until the UI invoked `prompt` or `continue_run` and the mock accepted the run. */
   async waitForRun(): Promise<void> {
     await this.page.waitForFunction(() => window.__chatMock.hasRun());
     this.seq = 0;
@@ -46,14 +46,14 @@ export class RunDriver {
     }, envelopes);
   }
 
-  /** Delivers envelopes exactly as recorded (their own `seq`). */
+  /** Delivers recorded envelopes (the mock numbers them in the conversation's sequence). */
   async sendRecorded(envelopes: readonly unknown[]): Promise<void> {
     await this.page.evaluate((list) => {
       for (const envelope of list) window.__chatMock.send(envelope);
     }, envelopes);
   }
 
-  /** Resolves the prompt / continue_run promise (the host does so after the idle notice). */
+  /** The run's end as a test step: the host has nothing to resolve (prompt returned at acceptance). */
   async finish(): Promise<void> {
     await this.page.evaluate(() => window.__chatMock.finish());
   }

@@ -1,7 +1,8 @@
 //! A loopback OpenAI-compatible model server for the end-to-end tests: real HTTP/1.1 and server-sent events,
 //! scripted per request. The n-th request to `/chat/completions` gets the n-th [`Reply`] (the last one repeats,
 //! so a client that retries sees the same answer again). Every request body is recorded, and a client that
-//! closes a held-open stream is reported through [`ModelServer::client_closed`].
+//! closes a held-open stream is reported through [`ModelServer::client_closed`]. A fed stream ([`Reply::Feed`])
+//! gets its chunks from [`ModelServer::feed`] and ends with [`ModelServer::finish_feed`].
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -21,7 +22,8 @@ pub(crate) enum Reply {
     Stream(Vec<Value>),
     /// Streams these chunk objects, then keeps the connection open until the client closes it.
     Hold(Vec<Value>),
-    /// Streams these chunk objects, then every chunk given to [`ModelServer::feed`], until the client closes.
+    /// Streams these chunk objects, then every chunk given to [`ModelServer::feed`], until the client closes
+    /// or [`ModelServer::finish_feed`] ends the stream.
     Feed(Vec<Value>),
     /// Answers with this HTTP status and JSON body (no stream).
     Status(u16, Value),
@@ -33,8 +35,17 @@ pub(crate) struct ModelServer {
     requests: Arc<Mutex<Vec<Value>>>,
     closed_by_client: Arc<Notify>,
     last_byte_at: Arc<Mutex<Option<Instant>>>,
-    feed: mpsc::UnboundedSender<Value>,
+    feed: mpsc::UnboundedSender<Fed>,
     task: JoinHandle<()>,
+}
+
+/// What the test gives the open stream of a [`Reply::Feed`].
+#[derive(Debug)]
+enum Fed {
+    /// One more chunk object.
+    Chunk(Value),
+    /// The end: a last chunk with `finish_reason: "stop"`, `data: [DONE]`, and the connection closed.
+    Finish,
 }
 
 impl Drop for ModelServer {
@@ -49,7 +60,7 @@ struct Shared {
     closed_by_client: Arc<Notify>,
     last_byte_at: Arc<Mutex<Option<Instant>>>,
     /// Chunks for the stream of a [`Reply::Feed`] (one such stream at a time).
-    fed: tokio::sync::Mutex<mpsc::UnboundedReceiver<Value>>,
+    fed: tokio::sync::Mutex<mpsc::UnboundedReceiver<Fed>>,
 }
 
 impl ModelServer {
@@ -121,10 +132,18 @@ impl ModelServer {
 
     /// Sends one more chunk down the open stream of a [`Reply::Feed`] (queued until that stream starts).
     pub(crate) fn feed(&self, chunk: Value) {
-        self.feed.send(chunk).unwrap();
+        self.feed.send(Fed::Chunk(chunk)).unwrap();
     }
 
-    /// When the last complete stream ([`Reply::Stream`]) was written to the end, `[DONE]` included.
+    /// Ends the open stream of a [`Reply::Feed`] as a complete answer (after the chunks fed before): a last chunk
+    /// with `finish_reason: "stop"`, then `data: [DONE]`, then the server closes the connection, as at the end
+    /// of a [`Reply::Stream`]. Queued until that stream starts, like [`ModelServer::feed`].
+    pub(crate) fn finish_feed(&self) {
+        self.feed.send(Fed::Finish).unwrap();
+    }
+
+    /// When the last complete stream ([`Reply::Stream`], or a [`Reply::Feed`] ended by
+    /// [`ModelServer::finish_feed`]) was written to the end, `[DONE]` included.
     pub(crate) fn last_byte_at(&self) -> Option<Instant> {
         *self.last_byte_at.lock().unwrap()
     }
@@ -190,7 +209,14 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> std::io::Result<()> {
                         break;
                     }
                 }
-                Some(chunk) = fed.recv() => {
+                Some(item) = fed.recv() => {
+                    let chunk = match item {
+                        Fed::Chunk(chunk) => chunk,
+                        Fed::Finish => {
+                            drop(fed);
+                            return finish_stream(&mut socket, shared).await;
+                        }
+                    };
                     let sent = socket.write_all(format!("data: {chunk}\n\n").as_bytes()).await;
                     if sent.is_err() || socket.flush().await.is_err() {
                         break;
@@ -209,6 +235,17 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> std::io::Result<()> {
         return Ok(());
     }
     socket.write_all(b"data: [DONE]\n\n").await?;
+    socket.flush().await?;
+    *shared.last_byte_at.lock().unwrap() = Some(Instant::now());
+    socket.shutdown().await
+}
+
+/// Ends a fed stream as [`ModelServer::finish_feed`] says: the stop chunk, `[DONE]`, and the connection closed.
+async fn finish_stream(socket: &mut TcpStream, shared: &Shared) -> std::io::Result<()> {
+    let stop = chunk(json!({}), Some("stop"));
+    socket
+        .write_all(format!("data: {stop}\n\ndata: [DONE]\n\n").as_bytes())
+        .await?;
     socket.flush().await?;
     *shared.last_byte_at.lock().unwrap() = Some(Instant::now());
     socket.shutdown().await

@@ -7,6 +7,7 @@ import type { Language } from "../../i18n/strings";
 import type { SettingsView } from "../../ipc/wire";
 import { RenderBacklog, RenderBacklogContext, useCaughtUp } from "../../markdown/render-backlog";
 import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
+import { answeringIds, shownView } from "../../state/window";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { Sidebar } from "../sidebar/Sidebar";
 import { Composer } from "./Composer";
@@ -28,7 +29,8 @@ interface ChatScreenProps {
 
 export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreenProps) {
   const strings = useStrings();
-  const [state, intents] = useChat();
+  const [windowState, intents] = useChat();
+  const state = shownView(windowState);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(() => window.innerWidth >= WIDE_WINDOW_PX);
   const scroller = useRef<HTMLElement>(null);
@@ -64,8 +66,9 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
     return () => window.removeEventListener("keydown", onKeyDown);
   }, [settingsOpen, stopEnabled, stop]);
 
+  const { protocolError } = windowState;
   const banner =
-    state.banner ?? (state.protocolError === null ? null : { source: "protocol" as const, kind: "protocol", message: state.protocolError });
+    state.banner ?? (protocolError === null ? null : { source: "protocol" as const, kind: "protocol", message: protocolError });
 
   return (
     <div className={sidebarOpen ? "app-layout sidebar-open" : "app-layout"}>
@@ -73,8 +76,9 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
         <div className="sidebar-slot">
           <Sidebar
             language={language}
-            activeConversationId={state.conversationId}
-            refreshToken={state.listRevision}
+            activeConversationId={windowState.shownId}
+            answeringIds={answeringIds(windowState)}
+            refreshToken={windowState.listRevision}
             onConversationOpened={(appState) => {
               intents.conversationOpened(appState);
               if (window.innerWidth < WIDE_WINDOW_PX) setSidebarOpen(false);
@@ -112,14 +116,13 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
             <SidebarIcon />
           </button>
           <h1 className="chat-title" data-testid="app-title">
-            {appTitle(state)}
+            {appTitle(windowState.appInfo)}
           </h1>
           <div className="header-actions">
             <button
               type="button"
               className="ghost-button"
               data-testid="new-conversation-button"
-              disabled={!canSend(state)}
               onClick={intents.startNewConversation}
             >
               <PlusIcon />

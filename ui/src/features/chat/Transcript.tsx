@@ -32,12 +32,14 @@ export function Transcript({ state, language, onRetry, scroller, content }: Tran
             <p className="empty-hint">{strings.emptyHint}</p>
           </div>
         ) : (
+          // Item ids count per conversation: the conversation's id in the key keeps one conversation's answer
+          // (and its rendered Markdown) from being reused for another's.
           state.transcript.map((item) =>
             item.kind === "user" ? (
-              <UserMessage key={item.id} item={item} />
+              <UserMessage key={`${state.conversationId}/${item.id}`} item={item} />
             ) : (
               <AssistantMessage
-                key={item.id}
+                key={`${state.conversationId}/${item.id}`}
                 item={item}
                 tools={state.tools}
                 runActive={runActive}

@@ -1,9 +1,8 @@
-// Wires the chat reducer to the backend: intents (send, stop, retry, new conversation) call ../../ipc/backend
-// and turn its answers and the run's envelopes into reducer actions. Components only read the state.
-//
-// Every run is tagged with the generation (state.generation) it was sent in: after a switch of conversation the
-// old run goes on in the background, and its envelopes and its promise's result are dropped by the reducer.
-import { useCallback, useEffect, useReducer, useRef, type Dispatch } from "react";
+// Wires the window's state to the backend: at load it subscribes to the window's one event stream (the runs in
+// progress, then every envelope of every conversation) and loads the active conversation; intents (send, stop,
+// retry, new conversation) call ../../ipc/backend and turn its answers into reducer actions. Components only
+// read the state. Nothing here polls: every change of a run arrives as an envelope.
+import { useCallback, useEffect, useReducer } from "react";
 
 import {
   abortRun,
@@ -12,33 +11,30 @@ import {
   getState,
   newConversation,
   sendPrompt,
+  subscribe,
   toCommandError,
 } from "../../ipc/backend";
-import type { AppState, Envelope } from "../../ipc/wire";
-import { chatReducer, initialChatState, type ChatAction, type ChatState } from "../../state/chat";
-import { canSend, canStop, followsForeignRun } from "../../state/selectors";
+import type { AppState, Envelope, RunAccepted } from "../../ipc/wire";
+import type { ChatAction } from "../../state/chat";
+import { canSend, canStop } from "../../state/selectors";
+import { initialWindowState, shownView, windowReducer, type WindowState } from "../../state/window";
 import { envelopeInbox } from "./envelope-inbox";
-
-/** How often get_state is polled while a run this window cannot follow is active. */
-const FOREIGN_RUN_POLL_MS = 1000;
 
 export interface ChatIntents {
   send: (text: string) => boolean;
   stop: () => void;
   retry: (assistantId: string) => void;
   startNewConversation: () => void;
-  /** The sidebar opened a conversation: show exactly its state. */
+  /** The sidebar opened a conversation: show it. */
   conversationOpened: (appState: AppState) => void;
   /** The shown conversation was deleted: show what get_state opens instead. */
   reloadAfterDelete: () => void;
   dismissBanner: () => void;
 }
 
-export function useChat(): [ChatState, ChatIntents] {
-  const [state, dispatch] = useReducer(chatReducer, initialChatState);
-
-  const generation = useRef(state.generation);
-  generation.current = state.generation;
+export function useChat(): [WindowState, ChatIntents] {
+  const [state, dispatch] = useReducer(windowReducer, initialWindowState);
+  const view = shownView(state);
 
   useEffect(() => {
     let current = true;
@@ -48,82 +44,83 @@ export function useChat(): [ChatState, ChatIntents] {
       },
       () => undefined,
     );
-    // The conversation the backend kept (a restart, a reload of the window); none is fine too.
-    getState().then(
-      (appState) => {
-        if (current) dispatch({ type: "conversation_loaded", appState, origin: "startup" });
+    // Envelopes may overtake the subscription's answer: they wait until its snapshot is applied.
+    let held: Envelope[] | null = [];
+    const inbox = envelopeInbox((envelopes) => {
+      if (!current) return;
+      if (held === null) dispatch({ type: "envelopes", envelopes });
+      else held.push(...envelopes);
+    });
+    const startStream = subscribe(inbox).then(
+      (snapshot) => {
+        if (!current) return;
+        dispatch({ type: "subscribed", snapshot });
+        const early = held ?? [];
+        held = null;
+        if (early.length > 0) dispatch({ type: "envelopes", envelopes: early });
       },
-      () => undefined,
+      (error: unknown) => {
+        held = null;
+        if (current) dispatch({ type: "chat", conversationId: "", action: commandFailed("subscribe", error) });
+      },
     );
+    // Then the conversation the backend keeps active (a restart, a reload of the window; a new one if none).
+    startStream
+      .then(() => getState())
+      .then(
+        (appState) => {
+          if (current) dispatch({ type: "conversation_loaded", appState, origin: "startup" });
+        },
+        () => undefined,
+      );
     return () => {
       current = false;
     };
   }, []);
 
-  const pollForeignRun = followsForeignRun(state);
-  useEffect(() => {
-    if (!pollForeignRun) return;
-    const timer = window.setInterval(() => {
-      getState().then(
-        (appState) => dispatch({ type: "conversation_loaded", appState, origin: "refresh" }),
-        () => undefined,
-      );
-    }, FOREIGN_RUN_POLL_MS);
-    return () => window.clearInterval(timer);
-  }, [pollForeignRun]);
-
-  const sendEnabled = canSend(state);
-  const stopEnabled = canStop(state);
+  const conversationId = view.conversationId;
+  const sendEnabled = canSend(view);
+  const stopEnabled = canStop(view);
 
   const send = useCallback(
     (text: string): boolean => {
       if (!sendEnabled || text.trim() === "") return false;
-      const tag = generation.current;
-      dispatch({ type: "prompt_submitted", text, imageCount: 0 });
-      sendPrompt(text.trim(), [], runInbox(dispatch, tag)).then(
-        () => dispatch({ type: "run_command_settled", generation: tag }),
-        (error: unknown) =>
-          dispatch({ type: "command_failed", command: "prompt", error: toCommandError(error), generation: tag }),
+      dispatch({ type: "chat", conversationId, action: { type: "prompt_submitted", text, imageCount: 0 } });
+      sendPrompt(text.trim(), []).then(
+        (accepted) => dispatch(runAccepted(conversationId, accepted)),
+        (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("prompt", error) }),
       );
       return true;
     },
-    [sendEnabled],
+    [sendEnabled, conversationId],
   );
 
   const stop = useCallback(() => {
     if (!stopEnabled) return;
-    dispatch({ type: "stop_requested" });
+    dispatch({ type: "chat", conversationId, action: { type: "stop_requested" } });
     abortRun().catch((error: unknown) =>
-      dispatch({ type: "command_failed", command: "abort", error: toCommandError(error) }),
+      dispatch({ type: "chat", conversationId, action: commandFailed("abort", error) }),
     );
-  }, [stopEnabled]);
+  }, [stopEnabled, conversationId]);
 
   const retry = useCallback(
     (assistantId: string) => {
       if (!sendEnabled) return;
-      const tag = generation.current;
-      dispatch({ type: "continue_submitted", assistantId });
-      continueRun(runInbox(dispatch, tag)).then(
-        () => dispatch({ type: "run_command_settled", generation: tag }),
-        (error: unknown) =>
-          dispatch({
-            type: "command_failed",
-            command: "continue_run",
-            error: toCommandError(error),
-            generation: tag,
-          }),
+      dispatch({ type: "chat", conversationId, action: { type: "continue_submitted", assistantId } });
+      continueRun().then(
+        (accepted) => dispatch(runAccepted(conversationId, accepted)),
+        (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("continue_run", error) }),
       );
     },
-    [sendEnabled],
+    [sendEnabled, conversationId],
   );
 
   const startNewConversation = useCallback(() => {
     newConversation().then(
       (appState) => dispatch({ type: "conversation_loaded", appState, origin: "new" }),
-      (error: unknown) =>
-        dispatch({ type: "command_failed", command: "new_conversation", error: toCommandError(error) }),
+      (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("new_conversation", error) }),
     );
-  }, []);
+  }, [conversationId]);
 
   const conversationOpened = useCallback(
     (appState: AppState) => dispatch({ type: "conversation_loaded", appState, origin: "switch" }),
@@ -133,16 +130,27 @@ export function useChat(): [ChatState, ChatIntents] {
   const reloadAfterDelete = useCallback(() => {
     getState().then(
       (appState) => dispatch({ type: "conversation_loaded", appState, origin: "switch" }),
-      (error: unknown) => dispatch({ type: "command_failed", command: "get_state", error: toCommandError(error) }),
+      (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("get_state", error) }),
     );
-  }, []);
+  }, [conversationId]);
 
-  const dismissBanner = useCallback(() => dispatch({ type: "banner_dismissed" }), []);
+  const dismissBanner = useCallback(
+    () => dispatch({ type: "chat", conversationId, action: { type: "banner_dismissed" } }),
+    [conversationId],
+  );
 
   return [state, { send, stop, retry, startNewConversation, conversationOpened, reloadAfterDelete, dismissBanner }];
 }
 
-/** The Channel handler of a run sent in generation `tag`: its envelopes reach the reducer a frame's worth at a time. */
-function runInbox(dispatch: Dispatch<ChatAction>, tag: number): (envelope: Envelope) => void {
-  return envelopeInbox((envelopes) => dispatch({ type: "envelopes", envelopes, generation: tag }));
+function commandFailed(command: string, error: unknown): ChatAction {
+  return { type: "command_failed", command, error: toCommandError(error) };
+}
+
+/**
+ * The host accepted the run asked for in `conversationId`. Had it taken the run in another conversation (the
+ * active one changed on the way), this conversation waits for nothing any more.
+ */
+function runAccepted(conversationId: string, accepted: RunAccepted) {
+  const runId = accepted.conversationId === conversationId ? accepted.runId : 0;
+  return { type: "chat" as const, conversationId, action: { type: "run_accepted" as const, runId } };
 }

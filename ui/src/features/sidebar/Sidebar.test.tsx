@@ -36,7 +36,8 @@ const LIST: ConversationList = {
     { day: "2026-01-05", conversations: [summary("c1", "Invoices", 1)] },
   ],
   activeId: "c3",
-  streamingIds: ["c2"],
+  // The list's own streaming marks are not what the dot shows: the window's answering conversations are.
+  streamingIds: ["c1"],
   storage: { persistent: true, notices: [] },
 };
 
@@ -76,6 +77,7 @@ async function renderSidebar(overrides: Partial<Parameters<typeof Sidebar>[0]> =
   const props = {
     language: "en" as const,
     activeConversationId: "c3",
+    answeringIds: ["c2"] as readonly string[],
     refreshToken: 0,
     onConversationOpened: vi.fn(),
     onNewConversation: vi.fn(),
@@ -110,7 +112,7 @@ async function type(input: HTMLInputElement, value: string) {
 }
 
 describe("Sidebar", () => {
-  it("lists conversations by day, newest first, marking the active and the streaming one", async () => {
+  it("lists conversations by day, newest first, marking the active and the answering one", async () => {
     await renderSidebar();
     const days = byTestId("conversation-day");
     expect(days.map((day) => day.dataset["day"])).toEqual([today, "2026-01-05"]);
@@ -125,6 +127,24 @@ describe("Sidebar", () => {
     expect(items.map((item) => item.dataset["streaming"])).toEqual(["false", "true", "false"]);
     expect(byTestId("new-conversation")).toHaveLength(1);
     expect(byTestId("conversation-search")).toHaveLength(1);
+  });
+
+  it("shows the answering dot on exactly the conversations the window reports answering, as that changes", async () => {
+    const props = await renderSidebar({ answeringIds: [] });
+    const dots = () =>
+      byTestId("conversation-item").map((item) => item.querySelector('[data-testid="conversation-streaming"]') !== null);
+    expect(dots()).toEqual([false, false, false]);
+
+    await act(async () => {
+      root.render(<Sidebar {...props} answeringIds={["c3", "c1"]} />);
+    });
+    expect(dots()).toEqual([true, false, true]);
+    expect(byTestId("conversation-item").map((item) => item.dataset["streaming"])).toEqual(["true", "false", "true"]);
+
+    await act(async () => {
+      root.render(<Sidebar {...props} answeringIds={["c1"]} />);
+    });
+    expect(dots()).toEqual([false, false, true]);
   });
 
   it("shows search hits with highlighted matches as text and opens the hit's conversation", async () => {

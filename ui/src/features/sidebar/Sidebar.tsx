@@ -38,6 +38,8 @@ export interface SidebarProps {
   language: Language;
   /** The conversation the chat shows (`AppState.conversationId`), or null before one is loaded. */
   activeConversationId: string | null;
+  /** The conversations answering now (from the window's event stream): they show the answering dot. */
+  answeringIds: readonly string[];
   /** Any value that changes when the list may have changed (a run settled, a new conversation). */
   refreshToken: unknown;
   /** The user switched conversation: the chat clears its transcript and loads this state. */
@@ -168,7 +170,7 @@ export function Sidebar(props: SidebarProps) {
   );
 
   const today = localDay(new Date());
-  const streamingIds = new Set(list?.streamingIds ?? []);
+  const streamingIds = new Set(props.answeringIds);
 
   return (
     <nav className="sidebar" aria-label={strings.sidebarLabel} data-testid="sidebar">

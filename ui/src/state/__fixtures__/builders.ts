@@ -1,12 +1,15 @@
 // Builders for hand-written envelope sequences in tests: numbered envelopes and pi-shaped messages.
 import type {
   AgentEvent,
+  AgentMessage,
+  AppState,
   AssistantBlock,
   AssistantMessage,
   AssistantMessageEvent,
   Envelope,
   HostNotice,
   StopReason,
+  UserMessage,
 } from "../../ipc/wire";
 
 export type Payload = { event: AgentEvent } | { notice: HostNotice };
@@ -73,4 +76,30 @@ export function runEnd(errorMessage?: string): Payload[] {
     ),
     notice({ type: "idle" }),
   ];
+}
+
+/**
+ * The envelopes as the window's stream sends them: each carries its conversation and, from the run's first
+ * envelope to its idle, its run id. Recorded traces and `numbered` leave both out.
+ */
+export function tagged(envelopes: readonly Envelope[], conversationId: string, runId?: number): Envelope[] {
+  return envelopes.map((envelope) =>
+    runId === undefined ? { ...envelope, conversationId } : { ...envelope, conversationId, runId },
+  );
+}
+
+/** What get_state / open_conversation / new_conversation answer for a conversation. */
+export function appState(conversationId: string, messages: AgentMessage[] = [], isStreaming = false): AppState {
+  return {
+    conversationId,
+    isStreaming,
+    pendingToolCalls: [],
+    messages,
+    model: { provider: "test", id: "test-model", name: "Test" },
+  };
+}
+
+/** The user message pi records for a text prompt. */
+export function userMessage(text: string): UserMessage {
+  return { role: "user", content: [{ type: "text", text }] };
 }

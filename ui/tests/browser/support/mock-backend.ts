@@ -16,6 +16,8 @@ mockIPC((cmd, payload) => {
   switch (cmd) {
     case "app_info":
       return { name: "Pi Desktop", version: "0.0.0-browser-test", logDir: null, os: "linux", arch: "x86_64" };
+    case "subscribe":
+      return { runs: [] };
     default:
       throw new Error(`the mock backend has no command ${cmd}`);
   }

@@ -1,0 +1,95 @@
+// A conversation's state built from what the host answered: its transcript (get_state, open_conversation,
+// new_conversation) or a run in progress from the window's subscription snapshot. Pure functions.
+import type { AgentMessage, AppState, RunSnapshot } from "../ipc/wire";
+import { blocksFromMessage } from "./assistant-blocks";
+import {
+  finalAssistant,
+  initialChatState,
+  userText,
+  type AssistantItem,
+  type ChatState,
+  type ToolRun,
+  type TranscriptItem,
+} from "./chat";
+
+/** The state of a conversation the host handed over whole (no run of it is followed yet). */
+export function viewFromAppState(appState: AppState): ChatState {
+  return fromMessages(appState.conversationId ?? "", appState.messages);
+}
+
+/** The state of a conversation whose run is in progress, as of the snapshot's last envelope. */
+export function viewFromSnapshot(run: RunSnapshot): ChatState {
+  const loaded = fromMessages(run.conversationId, run.messages);
+  let { transcript, nextId } = loaded;
+  let streamingAssistantId: string | null = null;
+  if (run.streaming !== null && run.streaming.role === "assistant") {
+    const streaming: AssistantItem = {
+      kind: "assistant",
+      id: `a${nextId}`,
+      blocks: blocksFromMessage(run.streaming.content, false),
+      status: "streaming",
+      retried: false,
+    };
+    transcript = [...transcript, streaming];
+    streamingAssistantId = streaming.id;
+    nextId += 1;
+  }
+  const tools: Record<string, ToolRun> = { ...loaded.tools };
+  for (const tool of run.tools) {
+    tools[tool.toolCallId] = {
+      toolCallId: tool.toolCallId,
+      toolName: tool.toolName,
+      args: tool.args,
+      status: "running",
+      updates: tool.partialResult === undefined ? [] : [tool.partialResult],
+    };
+  }
+  return {
+    ...loaded,
+    transcript,
+    tools,
+    nextId,
+    streamingAssistantId,
+    runStatus: run.phase === "settling" ? "settling" : "running",
+    runId: run.runId,
+    lastRunId: run.runId,
+    lastSeq: run.lastSeq,
+    turnCount: run.turnCount,
+  };
+}
+
+function fromMessages(conversationId: string, messages: readonly AgentMessage[]): ChatState {
+  let nextId = 1;
+  const transcript: TranscriptItem[] = [];
+  const tools: Record<string, ToolRun> = {};
+  let tokensUsed = 0;
+  for (const message of messages) {
+    switch (message.role) {
+      case "user": {
+        const { text, imageCount } = userText(message);
+        transcript.push({ kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" });
+        nextId += 1;
+        break;
+      }
+      case "assistant":
+        transcript.push(finalAssistant(`a${nextId}`, message, false));
+        tokensUsed += message.usage?.totalTokens ?? 0;
+        nextId += 1;
+        break;
+      case "toolResult":
+        tools[message.toolCallId] = {
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          args: undefined,
+          status: message.isError ? "error" : "done",
+          updates: [],
+          result: { content: message.content, details: message.details },
+        };
+        break;
+      default:
+        // Custom message roles are the host's business; the transcript does not show them.
+        break;
+    }
+  }
+  return { ...initialChatState, conversationId, transcript, tools, tokensUsed, nextId };
+}

@@ -1,0 +1,130 @@
+// The window's state: every conversation it follows, keyed by id, and which one is shown. The window's one
+// stream brings envelopes of all conversations; each goes to its own conversation's state (./chat), so a
+// conversation answering in the background is up to date the moment it is shown again. Pure reducer, no IO.
+import type { AppInfo, AppState, Envelope, LiveSnapshot } from "../ipc/wire";
+import { PROTOCOL_VERSION } from "../ipc/wire";
+import { chatReducer, initialChatState, type ChatAction, type ChatState } from "./chat";
+import { viewFromAppState, viewFromSnapshot } from "./conversation-load";
+
+export interface WindowState {
+  /** The conversation shown; null until the host named one (start-up). */
+  shownId: string | null;
+  /** The shown conversation and every one with a run in progress (or just ended in the background). */
+  views: Readonly<Record<string, ChatState>>;
+  appInfo: AppInfo | null;
+  /** Set once an envelope of an unknown protocol version arrived; such envelopes are never applied. */
+  protocolError: string | null;
+  /** Changes whenever the conversation list may have changed: titles, order. */
+  listRevision: number;
+}
+
+export type WindowAction =
+  /** The window's stream began: the runs in progress then. */
+  | { type: "subscribed"; snapshot: LiveSnapshot }
+  /** Envelopes of any conversations that arrived together, in order (one frame's worth). */
+  | { type: "envelopes"; envelopes: readonly Envelope[] }
+  /**
+   * get_state at start-up (`startup`), the sidebar opened a conversation or the shown one was deleted
+   * (`switch`), or new_conversation answered (`new`). A conversation the window follows already is shown as
+   * it stands (it is more recent than the answer); otherwise the host's transcript is. A start-up answer after
+   * something was shown is ignored.
+   */
+  | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "switch" | "new" }
+  /** An intent or command result of one conversation (ignored once the window no longer follows it). */
+  | { type: "chat"; conversationId: string; action: ChatAction }
+  | { type: "app_info_loaded"; appInfo: AppInfo };
+
+export const initialWindowState: WindowState = {
+  shownId: null,
+  views: {},
+  appInfo: null,
+  protocolError: null,
+  listRevision: 0,
+};
+
+export function windowReducer(state: WindowState, action: WindowAction): WindowState {
+  switch (action.type) {
+    case "subscribed": {
+      const views = { ...state.views };
+      for (const run of action.snapshot.runs) views[run.conversationId] = viewFromSnapshot(run);
+      return { ...state, views };
+    }
+    case "envelopes":
+      return applyEnvelopes(state, action.envelopes);
+    case "conversation_loaded": {
+      if (action.origin === "startup" && state.shownId !== null) return state;
+      const id = action.appState.conversationId ?? "";
+      const view = state.views[id] ?? viewFromAppState(action.appState);
+      const views: Record<string, ChatState> = { [id]: view };
+      // Conversations that still answer stay followed; the others are loaded again when opened.
+      for (const [otherId, other] of Object.entries(state.views)) {
+        if (otherId !== id && isAnswering(other)) views[otherId] = other;
+      }
+      return { ...state, shownId: id, views, listRevision: state.listRevision + 1 };
+    }
+    case "chat": {
+      const view =
+        state.views[action.conversationId] ??
+        (action.conversationId === (state.shownId ?? "") ? shownView(state) : undefined);
+      if (view === undefined) return state;
+      const views = { ...state.views, [action.conversationId]: chatReducer(view, action.action) };
+      const listChanged = action.action.type === "prompt_submitted";
+      return { ...state, views, listRevision: listChanged ? state.listRevision + 1 : state.listRevision };
+    }
+    case "app_info_loaded":
+      return { ...state, appInfo: action.appInfo };
+    default:
+      return assertNever(action);
+  }
+}
+
+function assertNever(action: never): never {
+  throw new Error(`unhandled window action: ${JSON.stringify(action)}`);
+}
+
+/**
+ * Each envelope to its conversation's state; one of a conversation the window does not follow is dropped (the
+ * window loads it whole when it is opened). An envelope without a conversation id is the shown one's.
+ */
+function applyEnvelopes(state: WindowState, envelopes: readonly Envelope[]): WindowState {
+  let views: Record<string, ChatState> | null = null;
+  let protocolError = state.protocolError;
+  let runEnded = false;
+  for (const envelope of envelopes) {
+    if (envelope.v !== PROTOCOL_VERSION) {
+      protocolError = `The app's backend speaks protocol version ${String(envelope.v)}, this window understands version ${PROTOCOL_VERSION}. Update or reinstall Pi Desktop.`;
+      continue;
+    }
+    const id = envelope.conversationId ?? state.shownId ?? "";
+    views ??= { ...state.views };
+    const view = views[id] ?? (id === (state.shownId ?? "") ? { ...initialChatState, conversationId: id } : undefined);
+    if (view === undefined) continue;
+    views[id] = chatReducer(view, { type: "envelopes", envelopes: [envelope] });
+    if (envelope.kind === "notice" && envelope.notice.type === "idle") runEnded = true;
+  }
+  if (views === null && protocolError === state.protocolError) return state;
+  return {
+    ...state,
+    views: views ?? state.views,
+    protocolError,
+    listRevision: runEnded ? state.listRevision + 1 : state.listRevision,
+  };
+}
+
+/** A conversation with a run in progress, or one this window asked for. */
+export function isAnswering(view: ChatState): boolean {
+  return view.runId !== null || view.runStatus !== "idle" || view.submitting;
+}
+
+/** The conversation shown (an empty one before the host named any). */
+export function shownView(state: WindowState): ChatState {
+  const id = state.shownId ?? "";
+  return state.views[id] ?? { ...initialChatState, conversationId: id };
+}
+
+/** The conversations answering now, for the sidebar's answering dot. */
+export function answeringIds(state: WindowState): string[] {
+  return Object.values(state.views)
+    .filter((view) => view.conversationId !== "" && (view.runId !== null || view.runStatus !== "idle"))
+    .map((view) => view.conversationId);
+}
