@@ -1,8 +1,10 @@
 //! The one error every command rejects with: `{ kind, message }` (ipc-contract.md), so the UI can branch on the
 //! kind and show the message as it is. Messages say what happened and what to do; they never hold a secret.
 
+use desktop_host::conversations::ConversationsError;
 use desktop_host::session::SessionError;
-use desktop_host::settings::SettingsError;
+use desktop_host::settings::{SettingsError, SettingsFailure, SettingsServiceError};
+use desktop_host::store::{StoreError, StoreErrorKind};
 use serde::Serialize;
 
 /// What kind of failure; the UI branches on this.
@@ -54,8 +56,82 @@ impl From<SessionError> for CommandError {
     }
 }
 
+impl From<SettingsServiceError> for CommandError {
+    fn from(error: SettingsServiceError) -> CommandError {
+        let kind = match error.kind {
+            SettingsFailure::Settings => ErrorKind::Settings,
+            SettingsFailure::Storage => ErrorKind::Storage,
+            SettingsFailure::Invalid => ErrorKind::Invalid,
+            SettingsFailure::Keychain => ErrorKind::Keychain,
+            SettingsFailure::Environment => ErrorKind::Internal,
+        };
+        CommandError::new(kind, error.message)
+    }
+}
+
 impl From<&SettingsError> for CommandError {
     fn from(error: &SettingsError) -> CommandError {
         CommandError::new(ErrorKind::Settings, error.to_string())
+    }
+}
+
+/// The service's errors as the UI receives them; messages say what to do next.
+pub(crate) fn to_command_error(error: ConversationsError) -> CommandError {
+    match error {
+        ConversationsError::Store(store_error) => store_command_error(&store_error),
+        ConversationsError::Session(session_error) => CommandError::from(session_error),
+        ConversationsError::SessionOptions(source) => match source.downcast::<CommandError>() {
+            Ok(command_error) => *command_error,
+            Err(other) => CommandError::new(ErrorKind::Settings, other.to_string()),
+        },
+        ConversationsError::WriteExport { .. } => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Check that your Downloads folder exists, is writable and has free space."
+            ),
+        ),
+    }
+}
+
+fn store_command_error(error: &StoreError) -> CommandError {
+    match error.kind() {
+        StoreErrorKind::NotFound => CommandError::new(
+            ErrorKind::Invalid,
+            "This conversation no longer exists (it was deleted). Pick another one from the list.",
+        ),
+        StoreErrorKind::InvalidInput => CommandError::new(
+            ErrorKind::Invalid,
+            format!("{error}. Change it and try again."),
+        ),
+        StoreErrorKind::DiskFull => CommandError::new(
+            ErrorKind::Storage,
+            format!("{error}. The disk is full: free some space and try again."),
+        ),
+        StoreErrorKind::ReadOnly => CommandError::new(
+            ErrorKind::Storage,
+            format!("{error}. The app's data folder is not writable: check its permissions."),
+        ),
+        StoreErrorKind::Busy => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Another program holds the conversation database: close it and try again."
+            ),
+        ),
+        StoreErrorKind::Corrupt => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Restart Pi Desktop: a damaged database is set aside and a new one started."
+            ),
+        ),
+        StoreErrorKind::SchemaTooNew => CommandError::new(
+            ErrorKind::Storage,
+            format!(
+                "{error}. Update Pi Desktop to the newest version to open these conversations."
+            ),
+        ),
+        StoreErrorKind::Io => CommandError::new(
+            ErrorKind::Storage,
+            format!("{error}. Try again; restart Pi Desktop if it keeps failing."),
+        ),
     }
 }

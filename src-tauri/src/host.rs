@@ -2,8 +2,8 @@
 //!
 //! desktop-host's [`Conversations`] service holds the sessions (one per open conversation, each saving to the
 //! store) and streams their envelopes to the windows that subscribed. Sessions are made by a [`SessionFactory`]:
-//! the real app resolves the provider settings (settings file + `PI_*` variables) each time, so a new
-//! conversation picks up changed settings; tests pass scripted options.
+//! the real app asks desktop-host's [`SettingsService`] each time (the settings file, the stored keys, the `PI_*`
+//! variables), so a new conversation picks up changed settings; tests pass scripted options.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use desktop_host::conversations::{
     Conversations, ConversationsError, ConversationsOptions, SessionOptionsFactory,
 };
 use desktop_host::session::{SessionOptions, SessionState};
+use desktop_host::settings::SettingsService;
 use serde::Serialize;
 
 use crate::command_error::CommandError;
@@ -27,6 +28,14 @@ pub struct AppState {
     pub session: SessionState,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversation_id: Option<String>,
+}
+
+/// Sessions as the real app makes them: from the settings resolved anew each time with the process environment.
+pub(crate) fn sessions_from_settings(settings: SettingsService) -> SessionFactory {
+    Arc::new(move || {
+        let env = std::env::vars().collect();
+        Ok(settings.session_options(&env, None)?)
+    })
 }
 
 /// Opens the conversations service over `data_dir` (its database) with exports going to `export_dir`.

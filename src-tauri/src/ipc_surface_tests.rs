@@ -6,12 +6,12 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use desktop_host::conversations::Conversations;
 use desktop_host::desktop_paths::DesktopPaths;
 use desktop_host::session::SessionOptions;
 use desktop_host::settings::{
     NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings,
 };
-use desktop_host::conversations::Conversations;
 use desktop_host::wire::Envelope;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -65,7 +65,7 @@ fn scripted_app_with(adjust: fn(&mut SessionOptions)) -> TestApp {
     )
     .unwrap();
     // No key store: these tests use the scripted model, which takes no key.
-    let settings = crate::settings_service::SettingsService::new(
+    let settings = desktop_host::settings::SettingsService::new(
         Some(home.path().join(".config/pi-desktop")),
         Box::new(|dir: &std::path::Path| {
             desktop_host::secrets::KeyStoreSetup::NeedsFallbackConsent(
@@ -273,9 +273,10 @@ fn prompt_returns_once_accepted_and_the_runs_envelopes_reach_the_windows_channel
     assert_eq!(seqs, expected_seqs, "seq starts at 1 and has no gaps");
     assert!(envelopes.iter().all(|envelope| envelope["v"] == json!(1)));
     assert!(
-        envelopes.iter().all(|envelope| envelope["conversationId"]
-            == accepted["conversationId"]
-            && envelope["runId"] == accepted["runId"]),
+        envelopes.iter().all(
+            |envelope| envelope["conversationId"] == accepted["conversationId"]
+                && envelope["runId"] == accepted["runId"]
+        ),
         "every envelope names its conversation and run: {envelopes:?}"
     );
     assert_eq!(envelopes[0]["event"]["type"], json!("agent_start"));
@@ -288,9 +289,10 @@ fn prompt_returns_once_accepted_and_the_runs_envelopes_reach_the_windows_channel
         answer.contains("hello there"),
         "the scripted model echoes the prompt: {answer:?}"
     );
-    let state =
-        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
-            .unwrap();
+    let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
+        test_app.app.state(),
+    ))
+    .unwrap();
     assert!(!state.session.is_streaming);
     assert_eq!(
         state.session.messages.len(),
@@ -375,9 +377,10 @@ fn a_prompt_with_one_image_streams_and_ends_with_idle_and_keeps_the_image() {
         envelopes.last().unwrap()["notice"],
         json!({ "type": "idle" })
     );
-    let state =
-        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
-            .unwrap();
+    let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
+        test_app.app.state(),
+    ))
+    .unwrap();
     let user = serde_json::to_value(&state.session.messages[0]).unwrap();
     assert_eq!(
         user["content"],
@@ -393,12 +396,8 @@ fn a_prompt_with_an_unsupported_image_is_refused_as_invalid_before_anything_runs
     let test_app = scripted_app();
     let (_snapshot, captured) = subscribe(&test_app.app);
 
-    let refusal = prompt_with_images(
-        &test_app.app,
-        "what is this?",
-        vec![("aGk=", "image/bmp")],
-    )
-    .unwrap_err();
+    let refusal = prompt_with_images(&test_app.app, "what is this?", vec![("aGk=", "image/bmp")])
+        .unwrap_err();
 
     assert_eq!(refusal.kind, ErrorKind::Invalid);
     assert_eq!(
@@ -413,11 +412,12 @@ fn new_conversation_starts_empty_after_a_run() {
     let test_app = scripted_app();
     let (_snapshot, captured) = subscribe(&test_app.app);
     captured.wait_for_idle(&prompt(&test_app.app, "hello").unwrap());
-    let before =
-        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
-            .unwrap();
+    let before = tauri::async_runtime::block_on(commands::active_conversation::get_state(
+        test_app.app.state(),
+    ))
+    .unwrap();
 
-    let state = tauri::async_runtime::block_on(commands::conversation::new_conversation(
+    let state = tauri::async_runtime::block_on(commands::active_conversation::new_conversation(
         test_app.app.state(),
     ))
     .unwrap();
@@ -426,9 +426,10 @@ fn new_conversation_starts_empty_after_a_run() {
     assert!(!state.session.is_streaming);
     assert!(state.conversation_id.is_some());
     assert_ne!(state.conversation_id, before.conversation_id);
-    let after =
-        tauri::async_runtime::block_on(commands::conversation::get_state(test_app.app.state()))
-            .unwrap();
+    let after = tauri::async_runtime::block_on(commands::active_conversation::get_state(
+        test_app.app.state(),
+    ))
+    .unwrap();
     assert_eq!(
         after.conversation_id, state.conversation_id,
         "the new conversation is the active one"

@@ -16,10 +16,6 @@ mod host;
 #[cfg(test)]
 mod ipc_surface_tests;
 mod logging;
-mod session_factory;
-mod settings_service;
-#[cfg(test)]
-mod settings_service_tests;
 mod single_instance;
 #[cfg(unix)]
 mod termination;
@@ -28,6 +24,7 @@ mod window_state;
 mod window_state_file;
 
 use desktop_host::desktop_paths::DesktopPaths;
+use desktop_host::settings::SettingsService;
 use tauri::{Manager as _, RunEvent};
 
 use crate::window_state::WindowStateKeeper;
@@ -60,20 +57,20 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
     builder.invoke_handler(tauri::generate_handler![
         commands::app::app_info,
         commands::stream::subscribe,
-        commands::conversation::get_state,
-        commands::conversation::new_conversation,
+        commands::active_conversation::get_state,
+        commands::active_conversation::new_conversation,
         commands::run::prompt,
         commands::run::continue_run,
         commands::run::abort,
         commands::run::steer,
         commands::run::follow_up,
-        commands::conversations::list_conversations,
-        commands::conversations::search_conversations,
-        commands::conversations::open_conversation,
-        commands::conversations::rename_conversation,
-        commands::conversations::delete_conversation,
-        commands::conversations::restore_conversation,
-        commands::conversations::export_conversation,
+        commands::sidebar::list_conversations,
+        commands::sidebar::search_conversations,
+        commands::sidebar::open_conversation,
+        commands::sidebar::rename_conversation,
+        commands::sidebar::delete_conversation,
+        commands::sidebar::restore_conversation,
+        commands::sidebar::export_conversation,
         commands::settings::get_settings,
         commands::settings::save_settings,
         commands::settings::set_api_key,
@@ -111,11 +108,11 @@ pub fn run() -> Result<(), RunError> {
             let export_dir = DesktopPaths::detect()
                 .map(|paths| paths.downloads().to_path_buf())
                 .unwrap_or_else(|| data_dir.clone());
-            let settings = settings_service::SettingsService::from_platform();
+            let settings = SettingsService::from_platform();
             let conversations = host::open_conversations(
                 data_dir.clone(),
                 export_dir,
-                session_factory::from_environment(settings.clone()),
+                host::sessions_from_settings(settings.clone()),
             )?;
             app.manage(conversations);
             app.manage(settings);

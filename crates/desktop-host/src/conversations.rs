@@ -487,9 +487,8 @@ impl OpenSessions {
 
     /// Makes `id` active and closes idle background sessions (they are rebuilt from the store when needed).
     fn activate(&mut self, id: ConversationId) {
-        self.sessions.retain(|open_id, conversation| {
-            *open_id == id || conversation.session.is_running()
-        });
+        self.sessions
+            .retain(|open_id, conversation| *open_id == id || conversation.session.is_running());
         self.active = Some(id);
     }
 }

@@ -1,10 +1,11 @@
-//! Provider settings: the settings file, the presets, API keys and the one resolution the app and `pi-chat`
-//! share ([`resolve_settings`]).
+//! Provider settings: the settings file, the presets, API keys, the one resolution the app and `pi-chat`
+//! share ([`resolve_settings`]) and the service over one config folder ([`SettingsService`]).
 
 mod api_key;
 mod file;
 mod presets;
 mod resolve;
+mod service;
 
 pub use api_key::{ApiKey, ApiKeyOrigin, ApiKeySource, NoKeySource};
 pub use file::{
@@ -15,4 +16,8 @@ pub use presets::{OLLAMA_DEFAULT_BASE_URL, PresetDefaults, ProviderPreset};
 pub use resolve::{
     DEFAULT_SYSTEM_PROMPT_EN, DEFAULT_SYSTEM_PROMPT_ZH, LocalServerProbe, ProviderChoice,
     ResolveInputs, ResolvedSettings, SUPPORTED_APIS, SettingsError, TcpProbe, resolve_settings,
+};
+pub use service::{
+    KeyStorageView, KeyStoreOpener, PresetView, SettingsFailure, SettingsInput, SettingsService,
+    SettingsServiceError, SettingsView,
 };

@@ -1,14 +1,13 @@
 //! Commands that start, steer and stop a run. `prompt` and `continue_run` return as soon as the run is accepted
 //! (with its id) or refused; its envelopes reach the window on the Channel it subscribed with (see `stream`).
 
+use desktop_host::conversations::Conversations;
 use desktop_host::session::{ImageContent, RunHandle, SessionPrompt};
 use desktop_host::store::ConversationId;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind};
-use crate::commands::conversations::to_command_error;
-use desktop_host::conversations::Conversations;
+use crate::command_error::{CommandError, ErrorKind, to_command_error};
 
 /// An image attached to a prompt (base64 data and its MIME type).
 #[derive(Debug, Deserialize)]

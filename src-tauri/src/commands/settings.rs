@@ -1,14 +1,11 @@
 //! The settings screen's commands: read and save the provider settings, store or delete the API key. Results
 //! never hold a key. Saving applies the settings to the open conversations; the next run uses them.
 
-use desktop_host::settings::{ResolveInputs, TcpProbe, resolve_settings};
+use desktop_host::conversations::Conversations;
+use desktop_host::settings::{SettingsInput, SettingsService, SettingsView};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind};
-use desktop_host::conversations::Conversations;
-
-use crate::commands::conversations::to_command_error;
-use crate::settings_service::{SettingsInput, SettingsService, SettingsView};
+use crate::command_error::{CommandError, ErrorKind, to_command_error};
 
 /// The stored settings, the presets and whether a key is stored.
 #[tauri::command]
@@ -28,7 +25,7 @@ pub(crate) async fn save_settings(
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
-    off_the_workers(move || {
+    off_the_workers(move || -> Result<SettingsView, CommandError> {
         let view = service.save(&settings)?;
         apply_to_open_conversations(&service, &conversations)?;
         Ok(view)
@@ -45,7 +42,7 @@ pub(crate) async fn set_api_key(
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
-    off_the_workers(move || {
+    off_the_workers(move || -> Result<SettingsView, CommandError> {
         let view = service.set_api_key(&key)?;
         apply_to_open_conversations(&service, &conversations)?;
         Ok(view)
@@ -77,18 +74,8 @@ fn apply_to_open_conversations(
     settings: &SettingsService,
     conversations: &Conversations,
 ) -> Result<(), CommandError> {
-    let file = settings.load()?;
     let env = std::env::vars().collect();
-    let settings_path = settings.settings_path();
-    let resolved = resolve_settings(&ResolveInputs {
-        file: &file,
-        env: &env,
-        key_env_override: None,
-        key_source: settings,
-        probe: &TcpProbe::default(),
-        settings_path: settings_path.as_deref(),
-    });
-    match resolved {
+    match settings.resolve(&env, None) {
         Ok(resolved) => conversations
             .apply_settings(&resolved)
             .map_err(to_command_error),
@@ -100,8 +87,8 @@ fn apply_to_open_conversations(
 }
 
 /// Runs file and keychain work on the blocking pool.
-async fn off_the_workers<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
+async fn off_the_workers<T: Send + 'static, E: Into<CommandError> + Send + 'static>(
+    work: impl FnOnce() -> Result<T, E> + Send + 'static,
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
         .await
@@ -111,4 +98,5 @@ async fn off_the_workers<T: Send + 'static>(
                 format!("The settings work stopped unexpectedly ({error}). Try again."),
             )
         })?
+        .map_err(Into::into)
 }

@@ -105,6 +105,8 @@ export type ChatAction =
   | { type: "continue_submitted"; assistantId: string }
   /** prompt / continue_run resolved: the host accepted run `runId` (its envelopes may already have come). */
   | { type: "run_accepted"; runId: number }
+  /** The host ran the prompt in another conversation: nothing comes here, the unconfirmed message goes. */
+  | { type: "run_taken_elsewhere" }
   /** Stop was pressed: abort is being invoked. */
   | { type: "stop_requested" }
   /** A command rejected with `{kind, message}`. */
@@ -172,6 +174,13 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return state.lastRunId >= action.runId
         ? { ...state, submitting: false, awaitedRunId: null }
         : { ...state, awaitedRunId: action.runId };
+    case "run_taken_elsewhere":
+      return {
+        ...state,
+        submitting: false,
+        awaitedRunId: null,
+        transcript: state.transcript.filter((item) => item.kind !== "user" || item.delivery !== "pending"),
+      };
     case "stop_requested":
       return { ...state, stopRequested: true };
     case "command_failed":

@@ -319,6 +319,14 @@ describe("a prompt of this window", () => {
     ]);
     expect(canSend(shownView(refused))).toBe(false);
     expect(shownView(refused).banner?.message).toBe("boom");
+
+    // Stop pressed before the run's first envelope: the prompt is still on its way.
+    const early = reduce(sent, [
+      chat("a", { type: "stop_requested" }),
+      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", message: "boom" } }),
+    ]);
+    expect(shownView(early).submitting).toBe(true);
+    expect(canSend(shownView(early))).toBe(false);
   });
 });
 
@@ -464,5 +472,53 @@ describe("the window", () => {
     expect(state).toEqual(before);
     expect(next.shownId).toBe("c");
     expect(Object.keys(next.views)).toEqual(["c"]);
+  });
+});
+
+describe("a conversation the host names later", () => {
+  it("a prompt sent before any conversation was loaded becomes the one the host names, and its run is followed", () => {
+    const sent = reduce(initialWindowState, [prompt("", "First question")]);
+    expect(canSend(shownView(sent))).toBe(false);
+
+    const named = reduce(sent, [
+      { type: "conversation_named", conversationId: "c-9" },
+      chat("c-9", { type: "run_accepted", runId: 1 }),
+      envelopes(helloRun("c-9", 1, "First question")),
+    ]);
+
+    expect(named.shownId).toBe("c-9");
+    expect(Object.keys(named.views)).toEqual(["c-9"]);
+    const shown = shownView(named);
+    expect(shown.transcript.map((item) => item.kind)).toEqual(["user", "assistant"]);
+    expect(assistants(shown)[0]?.status).toBe("done");
+    expect(canSend(shown)).toBe(true);
+  });
+
+  it("envelopes that overtake the acceptance name the unnamed conversation too", () => {
+    const sent = reduce(initialWindowState, [prompt("", "First question")]);
+
+    const streamed = reduce(sent, [envelopes(helloRun("c-9", 1, "First question"))]);
+
+    expect(streamed.shownId).toBe("c-9");
+    expect(shownView(streamed).transcript.filter((item) => item.kind === "user")).toHaveLength(1);
+  });
+
+  it("a run the host took in another conversation drops the unconfirmed message and gives Send back", () => {
+    const sent = reduce(showing("c-1"), [prompt("c-1", "Hello")]);
+
+    const moved = reduce(sent, [chat("c-1", { type: "run_taken_elsewhere" })]);
+
+    expect(shownView(moved).transcript).toEqual([]);
+    expect(canSend(shownView(moved))).toBe(true);
+    const next = reduce(moved, [prompt("c-1", "Again")]);
+    expect(shownView(next).transcript.map((item) => (item.kind === "user" ? item.text : ""))).toEqual(["Again"]);
+  });
+
+  it("an idle envelope already applied does not change the list revision", () => {
+    const done = reduce(showing("c-1"), [envelopes(helloRun("c-1", 1))]);
+
+    const again = reduce(done, [envelopes(helloRun("c-1", 1).slice(-1))]);
+
+    expect(again).toBe(done);
   });
 });

@@ -32,6 +32,11 @@ export type WindowAction =
   | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "switch" | "new" }
   /** An intent or command result of one conversation (ignored once the window no longer follows it). */
   | { type: "chat"; conversationId: string; action: ChatAction }
+  /**
+   * The host named the conversation shown so far without an id (a first prompt before any conversation was
+   * loaded, for example because no provider was configured at start-up): it is that conversation from now on.
+   */
+  | { type: "conversation_named"; conversationId: string }
   | { type: "app_info_loaded"; appInfo: AppInfo };
 
 export const initialWindowState: WindowState = {
@@ -46,7 +51,13 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
   switch (action.type) {
     case "subscribed": {
       const views = { ...state.views };
-      for (const run of action.snapshot.runs) views[run.conversationId] = viewFromSnapshot(run);
+      for (const run of action.snapshot.runs) {
+        // A view that follows this run already and is as far along keeps what only the window knows.
+        const followed = views[run.conversationId];
+        if (followed === undefined || followed.runId !== run.runId || followed.lastSeq < run.lastSeq) {
+          views[run.conversationId] = viewFromSnapshot(run);
+        }
+      }
       return { ...state, views };
     }
     case "envelopes":
@@ -67,10 +78,14 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
         state.views[action.conversationId] ??
         (action.conversationId === (state.shownId ?? "") ? shownView(state) : undefined);
       if (view === undefined) return state;
-      const views = { ...state.views, [action.conversationId]: chatReducer(view, action.action) };
+      const next = chatReducer(view, action.action);
+      if (next === view) return state;
+      const views = { ...state.views, [action.conversationId]: next };
       const listChanged = action.action.type === "prompt_submitted";
       return { ...state, views, listRevision: listChanged ? state.listRevision + 1 : state.listRevision };
     }
+    case "conversation_named":
+      return nameUnnamed(state, action.conversationId);
     case "app_info_loaded":
       return { ...state, appInfo: action.appInfo };
     default:
@@ -87,27 +102,34 @@ function assertNever(action: never): never {
  * window loads it whole when it is opened). An envelope without a conversation id is the shown one's.
  */
 function applyEnvelopes(state: WindowState, envelopes: readonly Envelope[]): WindowState {
-  let views: Record<string, ChatState> | null = null;
-  let protocolError = state.protocolError;
+  let next = state;
   let runEnded = false;
   for (const envelope of envelopes) {
     if (envelope.v !== PROTOCOL_VERSION) {
-      protocolError = `The app's backend speaks protocol version ${String(envelope.v)}, this window understands version ${PROTOCOL_VERSION}. Update or reinstall Pi Desktop.`;
+      const protocolError = `The app's backend speaks protocol version ${String(envelope.v)}, this window understands version ${PROTOCOL_VERSION}. Update or reinstall Pi Desktop.`;
+      if (next.protocolError !== protocolError) next = { ...next, protocolError };
       continue;
     }
-    const id = envelope.conversationId ?? state.shownId ?? "";
-    views ??= { ...state.views };
-    const view = views[id] ?? (id === (state.shownId ?? "") ? { ...initialChatState, conversationId: id } : undefined);
+    const id = envelope.conversationId ?? next.shownId ?? "";
+    if (next.views[id] === undefined && (next.shownId ?? "") === "") next = nameUnnamed(next, id);
+    const view = next.views[id] ?? (id === (next.shownId ?? "") ? shownView(next) : undefined);
     if (view === undefined) continue;
-    views[id] = chatReducer(view, { type: "envelopes", envelopes: [envelope] });
+    const applied = chatReducer(view, { type: "envelopes", envelopes: [envelope] });
+    if (applied === view) continue;
+    next = { ...next, views: { ...next.views, [id]: applied } };
     if (envelope.kind === "notice" && envelope.notice.type === "idle") runEnded = true;
   }
-  if (views === null && protocolError === state.protocolError) return state;
+  return runEnded ? { ...next, listRevision: next.listRevision + 1 } : next;
+}
+
+/** The unnamed shown conversation (id "") becomes conversation `id`, unless the window follows that one. */
+function nameUnnamed(state: WindowState, id: string): WindowState {
+  if (id === "" || (state.shownId ?? "") !== "" || state.views[id] !== undefined) return state;
+  const { [""]: unnamed, ...others } = state.views;
   return {
     ...state,
-    views: views ?? state.views,
-    protocolError,
-    listRevision: runEnded ? state.listRevision + 1 : state.listRevision,
+    shownId: id,
+    views: { ...others, [id]: { ...(unnamed ?? initialChatState), conversationId: id } },
   };
 }
 

@@ -101,8 +101,9 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     })
     .map_err(|error| error.to_string())?;
     let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
-    let (session, envelopes) = DesktopSession::start_with_channel(SessionOptions::new(settings, paths))
-        .map_err(|error| error.to_string())?;
+    let (session, envelopes) =
+        DesktopSession::start_with_channel(SessionOptions::new(settings, paths))
+            .map_err(|error| error.to_string())?;
     let printer = tokio::spawn(print_envelopes(envelopes, cli.json));
 
     let code = match cli.prompt {

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use desktop_host::conversations::{
@@ -309,7 +309,8 @@ async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
 }
 
 #[tokio::test]
-async fn a_window_that_subscribes_mid_run_gets_the_run_so_far_then_exactly_the_envelopes_after_it() {
+async fn a_window_that_subscribes_mid_run_gets_the_run_so_far_then_exactly_the_envelopes_after_it()
+{
     let fixture = Fixture::new();
     let conversations = fixture.open();
     let earlier = conversations.active().await.unwrap();
@@ -349,7 +350,11 @@ async fn a_window_that_subscribes_mid_run_gets_the_run_so_far_then_exactly_the_e
     run.finished().await.unwrap();
     second_window.wait_for_idle().await;
     let first_seq = second_window.seen[0]["seq"].as_u64().unwrap();
-    assert_eq!(first_seq, joined.last_seq + 1, "live envelopes continue right after it");
+    assert_eq!(
+        first_seq,
+        joined.last_seq + 1,
+        "live envelopes continue right after it"
+    );
     assert!(
         second_window
             .seen

@@ -2,7 +2,7 @@
 // progress, then every envelope of every conversation) and loads the active conversation; intents (send, stop,
 // retry, new conversation) call ../../ipc/backend and turn its answers into reducer actions. Components only
 // read the state. Nothing here polls: every change of a run arrives as an envelope.
-import { useCallback, useEffect, useReducer } from "react";
+import { useCallback, useEffect, useReducer, useRef, type Dispatch } from "react";
 
 import {
   abortRun,
@@ -17,7 +17,13 @@ import {
 import type { AppState, Envelope, RunAccepted } from "../../ipc/wire";
 import type { ChatAction } from "../../state/chat";
 import { canSend, canStop } from "../../state/selectors";
-import { initialWindowState, shownView, windowReducer, type WindowState } from "../../state/window";
+import {
+  initialWindowState,
+  shownView,
+  windowReducer,
+  type WindowAction,
+  type WindowState,
+} from "../../state/window";
 import { envelopeInbox } from "./envelope-inbox";
 
 export interface ChatIntents {
@@ -36,24 +42,22 @@ export function useChat(): [WindowState, ChatIntents] {
   const [state, dispatch] = useReducer(windowReducer, initialWindowState);
   const view = shownView(state);
 
-  useEffect(() => {
-    let current = true;
-    fetchAppInfo().then(
-      (appInfo) => {
-        if (current) dispatch({ type: "app_info_loaded", appInfo });
-      },
-      () => undefined,
-    );
-    // Envelopes may overtake the subscription's answer: they wait until its snapshot is applied.
+  const mounted = useRef(true);
+  const views = useRef(state.views);
+  views.current = state.views;
+
+  // Subscribes the window's stream (again: the host replaces the earlier subscription). Envelopes may overtake
+  // the answer: they wait until its snapshot is applied (one seen twice is ignored by its `seq`).
+  const connect = useCallback((): Promise<void> => {
     let held: Envelope[] | null = [];
     const inbox = envelopeInbox((envelopes) => {
-      if (!current) return;
+      if (!mounted.current) return;
       if (held === null) dispatch({ type: "envelopes", envelopes });
       else held.push(...envelopes);
     });
-    const startStream = subscribe(inbox).then(
+    return subscribe(inbox).then(
       (snapshot) => {
-        if (!current) return;
+        if (!mounted.current) return;
         dispatch({ type: "subscribed", snapshot });
         const early = held ?? [];
         held = null;
@@ -61,22 +65,43 @@ export function useChat(): [WindowState, ChatIntents] {
       },
       (error: unknown) => {
         held = null;
-        if (current) dispatch({ type: "chat", conversationId: "", action: commandFailed("subscribe", error) });
+        if (mounted.current) dispatch({ type: "chat", conversationId: "", action: commandFailed("subscribe", error) });
       },
     );
+  }, []);
+
+  /** Shows `appState`; a run the host reports there that the window does not follow is fetched with a new snapshot. */
+  const show = useCallback(
+    (appState: AppState, origin: "startup" | "switch" | "new") => {
+      dispatch({ type: "conversation_loaded", appState, origin });
+      const followed = views.current[appState.conversationId ?? ""];
+      if (appState.isStreaming && (followed === undefined || followed.runId === null)) void connect();
+    },
+    [connect],
+  );
+
+  useEffect(() => {
+    mounted.current = true;
+    fetchAppInfo().then(
+      (appInfo) => {
+        if (mounted.current) dispatch({ type: "app_info_loaded", appInfo });
+      },
+      () => undefined,
+    );
     // Then the conversation the backend keeps active (a restart, a reload of the window; a new one if none).
-    startStream
+    // Without a provider there may be none yet: the first prompt names it.
+    connect()
       .then(() => getState())
       .then(
         (appState) => {
-          if (current) dispatch({ type: "conversation_loaded", appState, origin: "startup" });
+          if (mounted.current) show(appState, "startup");
         },
         () => undefined,
       );
     return () => {
-      current = false;
+      mounted.current = false;
     };
-  }, []);
+  }, [connect, show]);
 
   const conversationId = view.conversationId;
   const sendEnabled = canSend(view);
@@ -87,7 +112,7 @@ export function useChat(): [WindowState, ChatIntents] {
       if (!sendEnabled || text.trim() === "") return false;
       dispatch({ type: "chat", conversationId, action: { type: "prompt_submitted", text, imageCount: 0 } });
       sendPrompt(text.trim(), []).then(
-        (accepted) => dispatch(runAccepted(conversationId, accepted)),
+        (accepted) => acceptRun(dispatch, conversationId, accepted),
         (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("prompt", error) }),
       );
       return true;
@@ -108,7 +133,7 @@ export function useChat(): [WindowState, ChatIntents] {
       if (!sendEnabled) return;
       dispatch({ type: "chat", conversationId, action: { type: "continue_submitted", assistantId } });
       continueRun().then(
-        (accepted) => dispatch(runAccepted(conversationId, accepted)),
+        (accepted) => acceptRun(dispatch, conversationId, accepted),
         (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("continue_run", error) }),
       );
     },
@@ -117,22 +142,19 @@ export function useChat(): [WindowState, ChatIntents] {
 
   const startNewConversation = useCallback(() => {
     newConversation().then(
-      (appState) => dispatch({ type: "conversation_loaded", appState, origin: "new" }),
+      (appState) => show(appState, "new"),
       (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("new_conversation", error) }),
     );
-  }, [conversationId]);
+  }, [conversationId, show]);
 
-  const conversationOpened = useCallback(
-    (appState: AppState) => dispatch({ type: "conversation_loaded", appState, origin: "switch" }),
-    [],
-  );
+  const conversationOpened = useCallback((appState: AppState) => show(appState, "switch"), [show]);
 
   const reloadAfterDelete = useCallback(() => {
     getState().then(
-      (appState) => dispatch({ type: "conversation_loaded", appState, origin: "switch" }),
+      (appState) => show(appState, "switch"),
       (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("get_state", error) }),
     );
-  }, [conversationId]);
+  }, [conversationId, show]);
 
   const dismissBanner = useCallback(
     () => dispatch({ type: "chat", conversationId, action: { type: "banner_dismissed" } }),
@@ -147,10 +169,15 @@ function commandFailed(command: string, error: unknown): ChatAction {
 }
 
 /**
- * The host accepted the run asked for in `conversationId`. Had it taken the run in another conversation (the
- * active one changed on the way), this conversation waits for nothing any more.
+ * The host accepted the run asked for in `conversationId` (when that was still unnamed, the host named it now).
+ * Had it taken the run in another conversation (the active one changed on the way), this one waits for nothing
+ * any more and its unconfirmed message goes.
  */
-function runAccepted(conversationId: string, accepted: RunAccepted) {
-  const runId = accepted.conversationId === conversationId ? accepted.runId : 0;
-  return { type: "chat" as const, conversationId, action: { type: "run_accepted" as const, runId } };
+function acceptRun(dispatch: Dispatch<WindowAction>, conversationId: string, accepted: RunAccepted): void {
+  if (conversationId === "") dispatch({ type: "conversation_named", conversationId: accepted.conversationId });
+  if (conversationId === "" || accepted.conversationId === conversationId) {
+    dispatch({ type: "chat", conversationId: accepted.conversationId, action: { type: "run_accepted", runId: accepted.runId } });
+  } else {
+    dispatch({ type: "chat", conversationId, action: { type: "run_taken_elsewhere" } });
+  }
 }

@@ -1,19 +1,17 @@
 //! Commands of the sidebar: list, search, open (switch), rename, delete, restore (undo) and export
-//! conversations. Thin wrappers over desktop-host's [`Conversations`] service; `new_conversation`, `get_state`
-//! and the run commands live beside them and use the same service.
+//! conversations. Thin wrappers over desktop-host's [`Conversations`] service; the active conversation's
+//! commands (`active_conversation`) and the run commands live beside them and use the same service.
 //!
 //! Switching never stops a run: a conversation that streams keeps running (and saving) in the background, and
 //! its envelopes keep going to the window, tagged with its id.
 
 use desktop_host::conversations::{
-    ConversationList, Conversations, ConversationsError, DeletedConversation, ExportedFile,
+    ConversationList, Conversations, DeletedConversation, ExportedFile,
 };
-use desktop_host::store::{
-    ConversationId, ConversationSummary, ExportFormat, SearchHit, StoreError, StoreErrorKind,
-};
+use desktop_host::store::{ConversationId, ConversationSummary, ExportFormat, SearchHit};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind};
+use crate::command_error::{CommandError, ErrorKind, to_command_error};
 use crate::host::AppState;
 
 /// How many search hits the sidebar shows at most.
@@ -116,65 +114,4 @@ pub(crate) async fn export_conversation(
             )
         })?
         .map_err(to_command_error)
-}
-
-/// The service's errors as the UI receives them; messages say what to do next.
-pub(crate) fn to_command_error(error: ConversationsError) -> CommandError {
-    match error {
-        ConversationsError::Store(store_error) => store_command_error(&store_error),
-        ConversationsError::Session(session_error) => CommandError::from(session_error),
-        ConversationsError::SessionOptions(source) => match source.downcast::<CommandError>() {
-            Ok(command_error) => *command_error,
-            Err(other) => CommandError::new(ErrorKind::Settings, other.to_string()),
-        },
-        ConversationsError::WriteExport { .. } => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Check that your Downloads folder exists, is writable and has free space."
-            ),
-        ),
-    }
-}
-
-fn store_command_error(error: &StoreError) -> CommandError {
-    match error.kind() {
-        StoreErrorKind::NotFound => CommandError::new(
-            ErrorKind::Invalid,
-            "This conversation no longer exists (it was deleted). Pick another one from the list.",
-        ),
-        StoreErrorKind::InvalidInput => CommandError::new(
-            ErrorKind::Invalid,
-            format!("{error}. Change it and try again."),
-        ),
-        StoreErrorKind::DiskFull => CommandError::new(
-            ErrorKind::Storage,
-            format!("{error}. The disk is full: free some space and try again."),
-        ),
-        StoreErrorKind::ReadOnly => CommandError::new(
-            ErrorKind::Storage,
-            format!("{error}. The app's data folder is not writable: check its permissions."),
-        ),
-        StoreErrorKind::Busy => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Another program holds the conversation database: close it and try again."
-            ),
-        ),
-        StoreErrorKind::Corrupt => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Restart Pi Desktop: a damaged database is set aside and a new one started."
-            ),
-        ),
-        StoreErrorKind::SchemaTooNew => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Update Pi Desktop to the newest version to open these conversations."
-            ),
-        ),
-        StoreErrorKind::Io => CommandError::new(
-            ErrorKind::Storage,
-            format!("{error}. Try again; restart Pi Desktop if it keeps failing."),
-        ),
-    }
 }

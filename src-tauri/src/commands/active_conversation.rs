@@ -1,11 +1,9 @@
 //! Commands that read the active conversation or start a new one.
 
+use desktop_host::conversations::Conversations;
 use tauri::State;
 
-use crate::command_error::CommandError;
-use desktop_host::conversations::Conversations;
-
-use crate::commands::conversations::to_command_error;
+use crate::command_error::{CommandError, to_command_error};
 use crate::host::AppState;
 
 /// The active conversation's state: streaming or not, pending tool calls, the transcript, the model, its id.

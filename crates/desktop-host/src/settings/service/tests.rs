@@ -4,15 +4,14 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use desktop_host::secrets::{
+use crate::secrets::{
     ApiKeys, FallbackOffer, KeyStorage, KeyStoreSetup, KeychainUnavailable, SecretBackend,
     SecretsError,
 };
-use desktop_host::settings::ApiKey;
+use crate::settings::ApiKey;
 use pretty_assertions::assert_eq;
 
-use crate::command_error::ErrorKind;
-use crate::settings_service::{KeyStorageView, SettingsInput, SettingsService};
+use super::{KeyStorageView, SettingsFailure, SettingsInput, SettingsService};
 
 /// Keys in a shared map, so a test can look at what was stored.
 #[derive(Debug, Clone, Default)]
@@ -142,11 +141,11 @@ fn an_unknown_preset_or_level_is_refused_as_invalid() {
 
     assert_eq!(
         service.save(&bad_preset).unwrap_err().kind,
-        ErrorKind::Invalid
+        SettingsFailure::Invalid
     );
     assert_eq!(
         service.save(&bad_level).unwrap_err().kind,
-        ErrorKind::Invalid
+        SettingsFailure::Invalid
     );
     assert!(!config.path().join("settings.json").exists());
 }
@@ -184,7 +183,7 @@ fn without_a_keychain_a_key_is_refused_with_a_keychain_error_and_no_file_is_writ
 
     let error = service.set_api_key("sk-test-secret").unwrap_err();
 
-    assert_eq!(error.kind, ErrorKind::Keychain);
+    assert_eq!(error.kind, SettingsFailure::Keychain);
     assert!(
         error.message.contains("no Secret Service"),
         "{}",
@@ -202,7 +201,7 @@ fn a_key_without_a_preset_that_takes_one_is_refused_as_invalid() {
 
     let error = service.set_api_key("sk-test-secret").unwrap_err();
 
-    assert_eq!(error.kind, ErrorKind::Invalid);
+    assert_eq!(error.kind, SettingsFailure::Invalid);
     assert!(backend.keys.lock().unwrap().is_empty());
 }
 
@@ -237,7 +236,7 @@ fn after_consent_keys_go_to_a_private_file_and_never_into_a_result() {
     let service = without_keychain(config.path());
     service.save(&openai_input()).unwrap();
     let refused = service.set_api_key("sk-test-secret").unwrap_err();
-    assert_eq!(refused.kind, ErrorKind::Keychain);
+    assert_eq!(refused.kind, SettingsFailure::Keychain);
 
     let accepted = service.accept_key_file_fallback().unwrap();
     assert_eq!(accepted.key_storage, KeyStorageView::File);

@@ -1,30 +1,70 @@
-//! The settings screen's backend: the settings file (desktop-host `settings`) and the API keys (desktop-host
-//! `secrets`), as `SettingsView`s (ipc-contract.md) that never hold a key.
+//! [`SettingsService`]: the settings file and the API keys (`secrets`) of one config folder, as the settings
+//! screen shows them ([`SettingsView`]s, ipc-contract.md, never holding a key), and the one way the app and
+//! `pi-chat` make a session from them ([`SettingsService::session_options`]).
 //!
 //! Keys are stored only for the presets that need one, under pi's provider id of the preset. The key store is
 //! opened on first use (probing the OS keychain can take a moment) and kept once it is ready. When no keychain
 //! answers and the user has not accepted the key file, key commands fail with a `keychain` error that says so:
 //! a key is never written to a file without that consent.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use desktop_host::language::Language;
-use desktop_host::secrets::{ApiKeys, KeyStorage, KeyStoreSetup, SecretsError, open_key_store};
-use desktop_host::settings::{
-    ApiKey, ApiKeySource, ProviderPreset, SETTINGS_FILE_NAME, SettingsFile, load_settings,
-    save_settings,
-};
 use serde::{Deserialize, Serialize};
 
-use crate::command_error::{CommandError, ErrorKind};
+use crate::desktop_paths::DesktopPaths;
+use crate::language::Language;
+use crate::secrets::{ApiKeys, KeyStorage, KeyStoreSetup, SecretsError, open_key_store};
+use crate::session::SessionOptions;
+use crate::settings::{
+    ApiKey, ApiKeySource, ProviderPreset, ResolveInputs, ResolvedSettings, SETTINGS_FILE_NAME,
+    SettingsFile, TcpProbe, default_config_dir, load_settings, resolve_settings, save_settings,
+};
+
+#[cfg(test)]
+mod tests;
 
 /// Opens the key store in a config folder (the real app probes the OS keychain; tests pass their own).
-pub(crate) type KeyStoreOpener = Box<dyn Fn(&Path) -> KeyStoreSetup + Send + Sync>;
+pub type KeyStoreOpener = Box<dyn Fn(&Path) -> KeyStoreSetup + Send + Sync>;
+
+/// What kind of failure a [`SettingsServiceError`] is; the app branches on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingsFailure {
+    /// The settings file cannot be read, or the settings name no usable provider.
+    Settings,
+    /// The settings or the key file cannot be written.
+    Storage,
+    /// The input is wrong.
+    Invalid,
+    /// The keychain failed, or keys cannot be kept without the user's consent.
+    Keychain,
+    /// The system lacks what the app needs (a home folder).
+    Environment,
+}
+
+/// A failed settings call. `message` says what happened and what to do; it never holds a key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SettingsServiceError {
+    /// What kind of failure.
+    pub kind: SettingsFailure,
+    /// What to tell the user.
+    pub message: String,
+}
+
+impl SettingsServiceError {
+    fn new(kind: SettingsFailure, message: impl Into<String>) -> SettingsServiceError {
+        SettingsServiceError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
 
 /// The settings file and the key store of one config folder. Cheap to clone.
 #[derive(Clone)]
-pub(crate) struct SettingsService {
+pub struct SettingsService {
     inner: Arc<Inner>,
 }
 
@@ -37,7 +77,7 @@ struct Inner {
 /// The editable settings (`save_settings`' argument); empty strings mean "the preset's or the default value".
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SettingsInput {
+pub struct SettingsInput {
     pub preset: String,
     pub api: String,
     pub base_url: String,
@@ -50,7 +90,7 @@ pub(crate) struct SettingsInput {
 /// One preset as the settings screen offers it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct PresetView {
+pub struct PresetView {
     pub id: &'static str,
     pub label: &'static str,
     pub api: &'static str,
@@ -62,7 +102,7 @@ pub(crate) struct PresetView {
 /// What `get_settings` and the other settings commands return: never the key, only whether one is stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SettingsView {
+pub struct SettingsView {
     #[serde(flatten)]
     pub settings: SettingsInput,
     pub api_key_set: bool,
@@ -74,7 +114,7 @@ pub(crate) struct SettingsView {
 /// not accepted the private key file yet (the screen offers it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum KeyStorageView {
+pub enum KeyStorageView {
     Keychain,
     File,
     Unavailable,
@@ -82,14 +122,11 @@ pub(crate) enum KeyStorageView {
 
 impl SettingsService {
     /// The service over the platform's config folder (`~/.config/pi-desktop`) and the OS keychain.
-    pub(crate) fn from_platform() -> SettingsService {
-        SettingsService::new(
-            desktop_host::settings::default_config_dir(),
-            Box::new(open_key_store),
-        )
+    pub fn from_platform() -> SettingsService {
+        SettingsService::new(default_config_dir(), Box::new(open_key_store))
     }
 
-    pub(crate) fn new(config_dir: Option<PathBuf>, open_keys: KeyStoreOpener) -> SettingsService {
+    pub fn new(config_dir: Option<PathBuf>, open_keys: KeyStoreOpener) -> SettingsService {
         SettingsService {
             inner: Arc::new(Inner {
                 config_dir,
@@ -100,19 +137,57 @@ impl SettingsService {
     }
 
     /// Where the settings file is, if the platform names a config folder.
-    pub(crate) fn settings_path(&self) -> Option<PathBuf> {
+    pub fn settings_path(&self) -> Option<PathBuf> {
         self.inner
             .config_dir
             .as_ref()
             .map(|dir| dir.join(SETTINGS_FILE_NAME))
     }
 
+    /// The stored settings resolved with the environment `env` (the settings file, the stored keys, then
+    /// `PI_API`, `PI_BASE_URL`, `PI_MODEL`, `PI_API_KEY` and the provider key variables); `key_env_override`
+    /// names another variable to read the key from.
+    pub fn resolve(
+        &self,
+        env: &HashMap<String, String>,
+        key_env_override: Option<&str>,
+    ) -> Result<ResolvedSettings, SettingsServiceError> {
+        let file = self.load()?;
+        let settings_path = self.settings_path();
+        resolve_settings(&ResolveInputs {
+            file: &file,
+            env,
+            key_env_override,
+            key_source: self,
+            probe: &TcpProbe::default(),
+            settings_path: settings_path.as_deref(),
+        })
+        .map_err(|error| SettingsServiceError::new(SettingsFailure::Settings, error.to_string()))
+    }
+
+    /// The options of a new session: the settings resolved now ([`SettingsService::resolve`]) and the user's
+    /// real folders. The app and `pi-chat` both make their sessions this way.
+    pub fn session_options(
+        &self,
+        env: &HashMap<String, String>,
+        key_env_override: Option<&str>,
+    ) -> Result<SessionOptions, SettingsServiceError> {
+        let settings = self.resolve(env, key_env_override)?;
+        let paths = DesktopPaths::detect().ok_or_else(|| {
+            SettingsServiceError::new(
+                SettingsFailure::Environment,
+                "Cannot find your home folder; set HOME and start again.",
+            )
+        })?;
+        Ok(SessionOptions::new(settings, paths))
+    }
+
     /// The stored settings (empty when there is no file or no config folder).
-    pub(crate) fn load(&self) -> Result<SettingsFile, CommandError> {
+    pub fn load(&self) -> Result<SettingsFile, SettingsServiceError> {
         match self.settings_path() {
             Some(path) => load_settings(&path).map_err(|error| {
-                CommandError::new(
-                    ErrorKind::Settings,
+                SettingsServiceError::new(
+                    SettingsFailure::Settings,
                     format!("{error}. Fix or delete the file, then try again."),
                 )
             }),
@@ -121,7 +196,7 @@ impl SettingsService {
     }
 
     /// The settings screen's view of the stored settings.
-    pub(crate) fn view(&self) -> Result<SettingsView, CommandError> {
+    pub fn view(&self) -> Result<SettingsView, SettingsServiceError> {
         let file = self.load()?;
         let keys = self.key_store()?;
         let api_key_set = match (key_provider(&file), keys.as_ref()) {
@@ -142,18 +217,18 @@ impl SettingsService {
     }
 
     /// Writes `input` over the stored settings (keys this app does not know stay) and returns the new view.
-    pub(crate) fn save(&self, input: &SettingsInput) -> Result<SettingsView, CommandError> {
+    pub fn save(&self, input: &SettingsInput) -> Result<SettingsView, SettingsServiceError> {
         let path = self.settings_path().ok_or_else(|| {
-            CommandError::new(
-                ErrorKind::Storage,
+            SettingsServiceError::new(
+                SettingsFailure::Storage,
                 "This system names no config folder for the settings; set HOME and restart the app.",
             )
         })?;
         let mut file = self.load()?;
         apply_input(&mut file, input)?;
         save_settings(&path, &file).map_err(|error| {
-            CommandError::new(
-                ErrorKind::Storage,
+            SettingsServiceError::new(
+                SettingsFailure::Storage,
                 format!("{error}. Check that the folder is writable and the disk has space."),
             )
         })?;
@@ -161,7 +236,7 @@ impl SettingsService {
     }
 
     /// Stores `key` for the chosen preset's provider (write-only) and returns the new view.
-    pub(crate) fn set_api_key(&self, key: &str) -> Result<SettingsView, CommandError> {
+    pub fn set_api_key(&self, key: &str) -> Result<SettingsView, SettingsServiceError> {
         let file = self.load()?;
         let provider = key_provider(&file).ok_or_else(no_key_provider)?;
         let keys = self
@@ -173,7 +248,7 @@ impl SettingsService {
     }
 
     /// Deletes the chosen preset's stored key (a no-op when none is stored) and returns the new view.
-    pub(crate) fn delete_api_key(&self) -> Result<SettingsView, CommandError> {
+    pub fn delete_api_key(&self) -> Result<SettingsView, SettingsServiceError> {
         let file = self.load()?;
         if let Some(provider) = key_provider(&file)
             && let Some(keys) = self.key_store()?
@@ -185,7 +260,7 @@ impl SettingsService {
 
     /// The user confirmed the private key file: creates it (owner-only) when no keychain answers and keeps keys
     /// there from now on. A no-op when keys can already be stored.
-    pub(crate) fn accept_key_file_fallback(&self) -> Result<SettingsView, CommandError> {
+    pub fn accept_key_file_fallback(&self) -> Result<SettingsView, SettingsServiceError> {
         {
             let mut keys = self
                 .inner
@@ -194,8 +269,8 @@ impl SettingsService {
                 .unwrap_or_else(PoisonError::into_inner);
             if keys.is_none() {
                 let config_dir = self.inner.config_dir.as_deref().ok_or_else(|| {
-                    CommandError::new(
-                        ErrorKind::Storage,
+                    SettingsServiceError::new(
+                        SettingsFailure::Storage,
                         "This system names no config folder for the key file; set HOME and restart the app.",
                     )
                 })?;
@@ -203,8 +278,8 @@ impl SettingsService {
                     KeyStoreSetup::Ready(ready) => ready,
                     KeyStoreSetup::NeedsFallbackConsent(offer) => {
                         offer.accept().map_err(|error| {
-                            CommandError::new(
-                                ErrorKind::Storage,
+                            SettingsServiceError::new(
+                                SettingsFailure::Storage,
                                 format!(
                                     "{error}. Check that the config folder is writable and try again."
                                 ),
@@ -220,7 +295,7 @@ impl SettingsService {
     }
 
     /// The key store when keys can be kept; `None` while the fallback file still needs the user's consent.
-    fn key_store(&self) -> Result<Option<Arc<ApiKeys>>, CommandError> {
+    fn key_store(&self) -> Result<Option<Arc<ApiKeys>>, SettingsServiceError> {
         let mut keys = self
             .inner
             .keys
@@ -245,7 +320,7 @@ impl SettingsService {
         }
     }
 
-    fn needs_consent_error(&self) -> CommandError {
+    fn needs_consent_error(&self) -> SettingsServiceError {
         let reason = match self.inner.config_dir.as_deref() {
             Some(config_dir) => match (self.inner.open_keys)(config_dir) {
                 KeyStoreSetup::NeedsFallbackConsent(offer) => {
@@ -255,8 +330,8 @@ impl SettingsService {
             },
             None => "this system names no config folder".to_owned(),
         };
-        CommandError::new(
-            ErrorKind::Keychain,
+        SettingsServiceError::new(
+            SettingsFailure::Keychain,
             format!(
                 "Cannot store the key: {reason}. Start your desktop's keyring (Secret Service), or set the key's \
                  environment variable (for example OPENAI_API_KEY) before starting the app. Keys are never saved \
@@ -295,20 +370,20 @@ fn key_provider(file: &SettingsFile) -> Option<&'static str> {
         .map(|defaults| defaults.provider)
 }
 
-fn no_key_provider() -> CommandError {
-    CommandError::new(
-        ErrorKind::Invalid,
+fn no_key_provider() -> SettingsServiceError {
+    SettingsServiceError::new(
+        SettingsFailure::Invalid,
         "Choose and save a provider that needs a key (OpenAI, Anthropic, DeepSeek, OpenRouter, Qwen) first; \
          for a custom endpoint set PI_API_KEY before starting the app.",
     )
 }
 
-fn keychain_error(error: SecretsError) -> CommandError {
+fn keychain_error(error: SecretsError) -> SettingsServiceError {
     let kind = match error {
-        SecretsError::InvalidProvider(_) | SecretsError::EmptyKey => ErrorKind::Invalid,
-        _ => ErrorKind::Keychain,
+        SecretsError::InvalidProvider(_) | SecretsError::EmptyKey => SettingsFailure::Invalid,
+        _ => SettingsFailure::Keychain,
     };
-    CommandError::new(
+    SettingsServiceError::new(
         kind,
         format!("{error}. Check your desktop's keyring and try again."),
     )
@@ -373,8 +448,8 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
 }
 
 /// The input over `file`; blank fields fall back to the preset's or the default value.
-fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), CommandError> {
-    let invalid = |what: String| CommandError::new(ErrorKind::Invalid, what);
+fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), SettingsServiceError> {
+    let invalid = |what: String| SettingsServiceError::new(SettingsFailure::Invalid, what);
     let non_blank = |value: &str| Some(value.trim().to_owned()).filter(|value| !value.is_empty());
     file.provider = match non_blank(&input.preset) {
         None => None,
