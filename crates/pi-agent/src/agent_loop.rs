@@ -2,64 +2,34 @@
 //! to do, events out.
 //!
 //! Invariant: the loop works on [`AgentMessage`]s throughout and converts to LLM messages only in
-//! [`stream_assistant_response`], the single place where `transform_context` and `convert_to_llm` run.
+//! `LoopRun::stream_assistant_response`, the single place where `transform_context` and `convert_to_llm` run.
 //!
-//! Entry points: [`run_agent_loop`] / [`run_agent_loop_continue`] await every emission on a sink and return the
-//! new messages; [`agent_loop`] / [`agent_loop_continue`] run the same loop in the background and return an
-//! [`EventStream`] whose result always resolves (on failure the stream carries the same four-event failure
-//! sequence `Agent` emits, spec 6.7 b).
+//! [`run_agent_loop`] / [`run_agent_loop_continue`] await every emission on a sink and return the new messages;
+//! `loop_stream` runs them in the background as an event stream.
 
 use std::sync::Arc;
 
 use futures_util::StreamExt;
 use pi_ai::{
-    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, EventSender,
-    EventStream, ModelThinkingLevel, StopReason, ToolCall,
+    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context,
+    ModelThinkingLevel, StopReason, ToolCall,
 };
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_event::{AgentEvent, AgentEventSink, EmitError};
+use crate::agent_event::{AgentEvent, AgentEventSink};
 use crate::agent_message::AgentMessage;
 use crate::guard::guard_hook;
-use crate::loop_config::{AgentContext, AgentLoopConfig, HookError, TurnContext};
+use crate::loop_config::{AgentContext, AgentLoopConfig, TurnContext};
+use crate::loop_error::AgentLoopError;
 use crate::stream_fn::{StreamFn, StreamFnError};
 use crate::tool_execution::{ToolBatch, execute_tool_calls, fail_truncated_tool_calls};
-
-/// Why a loop run failed (pi: the loop promise rejected). The `Display` text is pi's error message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AgentLoopError {
-    /// `continue` on an empty context.
-    #[error("Cannot continue: no messages in context")]
-    NoMessages,
-    /// `continue` on a context whose last message has this role (`assistant`).
-    #[error("Cannot continue from message role: {0}")]
-    CannotContinueFrom(String),
-    /// The stream function failed instead of returning a stream.
-    #[error("{0}")]
-    StreamFn(#[from] StreamFnError),
-    /// A loop hook (transform/convert/api key/queue poller/stop/prepare) failed.
-    #[error("{0}")]
-    Hook(HookError),
-    /// An event consumer failed.
-    #[error("{0}")]
-    Emit(#[from] EmitError),
-}
-
-impl From<HookError> for AgentLoopError {
-    fn from(error: HookError) -> Self {
-        AgentLoopError::Hook(error)
-    }
-}
 
 /// The text an assistant message carries when its stream ended without a terminal event (spec 6.7 a).
 pub const STREAM_ENDED_WITHOUT_TERMINAL_EVENT: &str = "Stream ended without a terminal event";
 
 /// The text of a stream abandoned after the grace period (spec 6.7 c), as providers write it.
 pub const REQUEST_ABORTED: &str = "Request was aborted";
-
-/// An agent event stream whose result is the run's new messages.
-pub type AgentEventStream = EventStream<AgentEvent, Vec<AgentMessage>>;
 
 /// Runs a prompt: emits `agent_start`, `turn_start` and the prompt messages, then the main loop. Returns every
 /// message the run added (the prompts included). The caller's context is not modified.
@@ -71,20 +41,6 @@ pub async fn run_agent_loop(
     cancel: CancellationToken,
     stream_fn: StreamFn,
 ) -> Result<Vec<AgentMessage>, AgentLoopError> {
-    let run = start_with_prompts(prompts, context, config, emit, cancel, stream_fn).await?;
-    run.run(true).await
-}
-
-/// Emits `agent_start`, `turn_start` and the prompt messages, and returns the loop ready to run with the
-/// prompts appended to its own copy of the context.
-async fn start_with_prompts(
-    prompts: Vec<AgentMessage>,
-    context: AgentContext,
-    config: AgentLoopConfig,
-    emit: Arc<dyn AgentEventSink>,
-    cancel: CancellationToken,
-    stream_fn: StreamFn,
-) -> Result<LoopRun, AgentLoopError> {
     let mut context = context;
     context.messages.extend(prompts.iter().cloned());
     emit.emit_owned(AgentEvent::AgentStart).await?;
@@ -99,14 +55,15 @@ async fn start_with_prompts(
         })
         .await?;
     }
-    Ok(LoopRun {
+    let run = LoopRun {
         context,
         config,
         emit,
         cancel,
         stream_fn,
         new_messages: prompts,
-    })
+    };
+    run.run().await
 }
 
 /// Continues from an existing context without a new prompt: the last message must not be an assistant message
@@ -129,24 +86,11 @@ pub async fn run_agent_loop_continue(
         stream_fn,
         new_messages: Vec::new(),
     };
-    run.run(true).await
+    run.run().await
 }
 
-/// Like [`run_agent_loop`], but with the initial steering poll skipped (used by `Agent::continue_run` when it
-/// delivers queued steering messages as prompts, so one-at-a-time mode still gives one message per turn).
-pub(crate) async fn run_agent_loop_without_initial_steering(
-    prompts: Vec<AgentMessage>,
-    context: AgentContext,
-    config: AgentLoopConfig,
-    emit: Arc<dyn AgentEventSink>,
-    cancel: CancellationToken,
-    stream_fn: StreamFn,
-) -> Result<Vec<AgentMessage>, AgentLoopError> {
-    let run = start_with_prompts(prompts, context, config, emit, cancel, stream_fn).await?;
-    run.run(false).await
-}
-
-fn validate_continue(context: &AgentContext) -> Result<(), AgentLoopError> {
+/// The preconditions of a continue run, checked before anything is emitted.
+pub(crate) fn validate_continue(context: &AgentContext) -> Result<(), AgentLoopError> {
     match context.messages.last() {
         None => Err(AgentLoopError::NoMessages),
         Some(AgentMessage::Assistant(_)) => {
@@ -154,125 +98,6 @@ fn validate_continue(context: &AgentContext) -> Result<(), AgentLoopError> {
         }
         Some(_) => Ok(()),
     }
-}
-
-/// Runs [`run_agent_loop`] in the background (a spawned task) and returns its events as a stream.
-///
-/// The producer never waits for the consumer. The stream completes on `agent_end`; if the run fails, the stream
-/// carries a failure message sequence (`message_start`, `message_end`, `turn_end`, `agent_end`) and the result
-/// resolves with the failure message alone. Must be called inside a Tokio runtime.
-pub fn agent_loop(
-    prompts: Vec<AgentMessage>,
-    context: AgentContext,
-    config: AgentLoopConfig,
-    cancel: CancellationToken,
-    stream_fn: StreamFn,
-) -> AgentEventStream {
-    let (sender, stream) = agent_event_channel();
-    let model = config.model.clone();
-    let sink = channel_sink(sender.clone());
-    tokio::spawn(async move {
-        let outcome =
-            run_agent_loop(prompts, context, config, sink, cancel.clone(), stream_fn).await;
-        finish_channel(&sender, outcome, &model, &cancel);
-    });
-    stream
-}
-
-/// Like [`agent_loop`] for [`run_agent_loop_continue`]. The continue preconditions are checked synchronously.
-pub fn agent_loop_continue(
-    context: AgentContext,
-    config: AgentLoopConfig,
-    cancel: CancellationToken,
-    stream_fn: StreamFn,
-) -> Result<AgentEventStream, AgentLoopError> {
-    validate_continue(&context)?;
-    let (sender, stream) = agent_event_channel();
-    let model = config.model.clone();
-    let sink = channel_sink(sender.clone());
-    tokio::spawn(async move {
-        let outcome =
-            run_agent_loop_continue(context, config, sink, cancel.clone(), stream_fn).await;
-        finish_channel(&sender, outcome, &model, &cancel);
-    });
-    Ok(stream)
-}
-
-fn agent_event_channel() -> (EventSender<AgentEvent, Vec<AgentMessage>>, AgentEventStream) {
-    fn completed(event: &AgentEvent) -> Option<Vec<AgentMessage>> {
-        match event {
-            AgentEvent::AgentEnd { messages } => Some(messages.clone()),
-            AgentEvent::AgentStart
-            | AgentEvent::TurnStart
-            | AgentEvent::TurnEnd { .. }
-            | AgentEvent::MessageStart { .. }
-            | AgentEvent::MessageUpdate { .. }
-            | AgentEvent::MessageEnd { .. }
-            | AgentEvent::ToolExecutionStart { .. }
-            | AgentEvent::ToolExecutionUpdate { .. }
-            | AgentEvent::ToolExecutionEnd { .. } => None,
-        }
-    }
-    EventStream::channel(completed)
-}
-
-fn channel_sink(sender: EventSender<AgentEvent, Vec<AgentMessage>>) -> Arc<dyn AgentEventSink> {
-    Arc::new(move |event: Arc<AgentEvent>| {
-        sender.push(Arc::unwrap_or_clone(event));
-        futures_util::future::ready(Ok(()))
-    })
-}
-
-fn finish_channel(
-    sender: &EventSender<AgentEvent, Vec<AgentMessage>>,
-    outcome: Result<Vec<AgentMessage>, AgentLoopError>,
-    model: &pi_ai::Model,
-    cancel: &CancellationToken,
-) {
-    let Err(error) = outcome else {
-        return;
-    };
-    for event in failure_events(failure_message(model, cancel, &error.to_string())) {
-        sender.push(event);
-    }
-    sender.end(None);
-}
-
-/// The synthetic assistant message of a failed run (spec 2.5): one empty text block, zero usage, stopReason
-/// `aborted` when the run was cancelled, else `error`.
-pub(crate) fn failure_message(
-    model: &pi_ai::Model,
-    cancel: &CancellationToken,
-    error: &str,
-) -> AssistantMessage {
-    let reason = if cancel.is_cancelled() {
-        StopReason::Aborted
-    } else {
-        StopReason::Error
-    };
-    let mut message = AssistantMessage::failure(model, reason, error);
-    message.content = vec![Arc::new(pi_ai::AssistantBlock::text(""))];
-    message
-}
-
-/// `message_start`, `message_end`, `turn_end`, `agent_end` for a failure message.
-pub(crate) fn failure_events(message: AssistantMessage) -> [AgentEvent; 4] {
-    let message = Arc::new(message);
-    [
-        AgentEvent::MessageStart {
-            message: AgentMessage::Assistant(Arc::clone(&message)),
-        },
-        AgentEvent::MessageEnd {
-            message: AgentMessage::Assistant(Arc::clone(&message)),
-        },
-        AgentEvent::TurnEnd {
-            message: Arc::clone(&message),
-            tool_results: Vec::new(),
-        },
-        AgentEvent::AgentEnd {
-            messages: vec![AgentMessage::Assistant(message)],
-        },
-    ]
 }
 
 /// One run of the main loop.
@@ -316,16 +141,10 @@ impl LoopRun {
     }
 
     /// The two nested loops of spec 3.2: inner = turns driven by tool results and steering; outer = follow-ups.
-    async fn run(
-        mut self,
-        initial_steering_poll: bool,
-    ) -> Result<Vec<AgentMessage>, AgentLoopError> {
-        let mut pending = if initial_steering_poll {
-            self.poll(self.config.get_steering_messages.as_ref())
-                .await?
-        } else {
-            Vec::new()
-        };
+    async fn run(mut self) -> Result<Vec<AgentMessage>, AgentLoopError> {
+        let mut pending = self
+            .poll(self.config.get_steering_messages.as_ref())
+            .await?;
         let mut last_turn: Option<LastTurn> = None;
         loop {
             let mut has_more_tool_calls = true;

@@ -27,20 +27,6 @@ where
     Arc::new(move |model, context, options| function(model, context, options).boxed())
 }
 
-/// Wraps a function that returns its stream synchronously and never fails (e.g. `Models::stream_simple`).
-pub fn sync_stream_fn<F>(function: F) -> StreamFn
-where
-    F: Fn(Model, Context, SimpleStreamOptions) -> AssistantMessageEventStream
-        + Send
-        + Sync
-        + 'static,
-{
-    Arc::new(move |model, context, options| {
-        let stream = function(model, context, options);
-        futures_util::future::ready(Ok(stream)).boxed()
-    })
-}
-
 /// Debug helper so configs holding a [`StreamFn`] can derive `Debug`.
 pub(crate) struct OpaqueFn;
 

@@ -19,13 +19,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_event::{AgentEvent, AgentEventSink};
-use crate::agent_loop::AgentLoopError;
 use crate::agent_message::AgentMessage;
 use crate::agent_tool::{AgentToolResult, SharedAgentTool, ToolExecutionMode, ToolUpdateSink};
 use crate::guard::{guard_hook, guard_sync, panic_message};
 use crate::loop_config::{
     AfterToolCallContext, AgentContext, AgentLoopConfig, BeforeToolCallContext,
 };
+use crate::loop_error::AgentLoopError;
 use crate::tool_update::drive_updates;
 
 /// The text of a call skipped or abandoned because the run was cancelled.

@@ -123,23 +123,46 @@ scenarios! {
 }
 
 #[test]
-fn unknown_scenario_fields_are_reported_not_ignored() {
-    let scenario = serde_json::json!({ "name": "x", "driver": [], "agnet": {} });
-    let error = harness::parse_scenario(&scenario).unwrap_err();
-    assert!(
-        error.to_string().contains("unknown field \"agnet\""),
-        "{error}"
-    );
+fn unknown_scenario_fields_are_refused() {
+    let cases = [
+        (
+            serde_json::json!({ "name": "x", "driver": [], "agnet": {} }),
+            "agnet",
+        ),
+        (
+            serde_json::json!({ "name": "x", "agent": { "beforeToolCall": [{ "tool": "t", "blok": true }] } }),
+            "blok",
+        ),
+        (
+            serde_json::json!({ "name": "x", "model": { "responses": [{ "steps": [{ "text": ["a"], "ends": false }] }] } }),
+            "ends",
+        ),
+        (
+            serde_json::json!({ "name": "x", "driver": [{ "do": "prompt", "text": "hi", "wait": false }] }),
+            "wait",
+        ),
+        (
+            serde_json::json!({ "name": "x", "driver": [{ "do": "abort", "now": true }] }),
+            "now",
+        ),
+    ];
+    for (scenario, unknown) in cases {
+        let error = harness::parse_scenario(&scenario.to_string()).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("unknown field `{unknown}`")),
+            "{error}"
+        );
+    }
 }
 
 #[test]
-fn unknown_driver_actions_are_reported() {
+fn unknown_driver_actions_are_refused() {
     let scenario = serde_json::json!({ "name": "x", "driver": [{ "do": "dance" }] });
-    let error = harness::parse_scenario(&scenario).unwrap_err();
+    let error = harness::parse_scenario(&scenario.to_string()).unwrap_err();
     assert!(
-        error
-            .to_string()
-            .contains("driver[0]: unknown action \"dance\""),
+        error.to_string().contains("unknown variant `dance`"),
         "{error}"
     );
 }

@@ -8,16 +8,19 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use pi_agent::{
     AfterToolCallFn, AfterToolCallResult, AgentConfig, AgentContext, AgentMessage,
-    AgentPrepareNextTurn, BeforeToolCallFn, BeforeToolCallResult, ConvertToLlmFn, HookError,
-    NextTurnUpdate, PrepareNextTurnFn, ShouldStopAfterTurnFn, TransformContextFn, WeakAgent,
+    BeforeToolCallFn, BeforeToolCallResult, ConvertToLlmFn, HookError, NextTurnUpdate,
+    PrepareNextTurnFn, ShouldStopAfterTurnFn, TransformContextFn, WeakAgent,
 };
 use pi_ai::{Message, Usage, UserBlock};
 use serde_json::{Map, Value};
 
+use super::HarnessError;
 use super::recorder::{Log, Recorder};
-use super::scenario::AgentSpec;
+use super::scenario::{
+    AfterToolCallRule, AgentSpec, BeforeToolCallRule, ConvertToLlmRule, PrepareNextTurnRule,
+    ShouldStopAfterTurnRule, ToolCallRule, TransformContextRule,
+};
 use super::trace::{normalize, object};
-use super::{HarnessError, make_model, parse_thinking_level};
 
 /// Installs every callback the scenario configures.
 pub fn install(
@@ -47,44 +50,29 @@ pub fn install(
         config.convert_to_llm = Some(convert_to_llm(rule.clone(), Arc::clone(recorder)));
     }
     if let Some(rules) = &spec.prepare_next_turn {
-        for rule in rules {
-            if let Some(model) = rule.get("model") {
-                super::scenario::validate_model_spec(model, "agent.prepareNextTurn[].model")?;
-            }
-            if let Some(level) = rule.get("thinkingLevel") {
-                parse_thinking_level(level.as_str().unwrap_or_default())?;
-            }
-        }
-        config.prepare_next_turn = Some(AgentPrepareNextTurn::WithContext(prepare_next_turn(
-            rules.clone(),
-            Arc::clone(recorder),
-        )));
+        config.prepare_next_turn = Some(prepare_next_turn(rules.clone(), Arc::clone(recorder)));
     }
     Ok(())
 }
 
 /// Every rule whose `tool` matches counts the invocation; the first matching rule whose `nth` equals its count
 /// (or has no `nth`) applies.
-fn pick_rule(
-    rules: &[Map<String, Value>],
+fn pick_rule<R: ToolCallRule + Clone>(
+    rules: &[R],
     counters: &Mutex<Vec<u64>>,
     tool_name: &str,
-) -> Option<Map<String, Value>> {
+) -> Option<R> {
     let mut counters = counters.lock().unwrap_or_else(PoisonError::into_inner);
     let mut chosen = None;
     for (index, rule) in rules.iter().enumerate() {
-        if rule
-            .get("tool")
-            .and_then(Value::as_str)
-            .is_some_and(|tool| tool != tool_name)
-        {
+        if rule.tool().is_some_and(|tool| tool != tool_name) {
             continue;
         }
         let count = counters.get_mut(index).map(|count| {
             *count += 1;
             *count
         });
-        let nth = rule.get("nth").and_then(Value::as_u64);
+        let nth = rule.nth();
         if chosen.is_none() && (nth.is_none() || nth == count) {
             chosen = Some(rule.clone());
         }
@@ -92,17 +80,16 @@ fn pick_rule(
     chosen
 }
 
-fn pick_fields(rule: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    keys.iter()
-        .filter_map(|key| {
-            rule.get(*key)
-                .map(|value| ((*key).to_string(), value.clone()))
-        })
+/// The object a rule returns: its return fields that are present, in this order.
+fn returned_fields<const N: usize>(fields: [(&str, &Option<Value>); N]) -> Map<String, Value> {
+    fields
+        .into_iter()
+        .filter_map(|(key, value)| value.clone().map(|value| (key.to_string(), value)))
         .collect()
 }
 
 fn before_tool_call(
-    rules: Vec<Map<String, Value>>,
+    rules: Vec<BeforeToolCallRule>,
     recorder: Arc<Recorder>,
     agent: Arc<OnceLock<WeakAgent>>,
 ) -> BeforeToolCallFn {
@@ -131,31 +118,30 @@ fn before_tool_call(
             let rule = pick_rule(&rules, &counters, &ctx.tool_call.name);
             if let Some(delay) = rule
                 .as_ref()
-                .and_then(|rule| rule.get("delayMs"))
-                .and_then(Value::as_u64)
+                .and_then(|rule| rule.delay_ms)
                 .filter(|delay| *delay > 0)
             {
                 tokio::time::sleep(Duration::from_millis(delay)).await;
             }
-            if rule
-                .as_ref()
-                .and_then(|rule| rule.get("abort"))
-                .and_then(Value::as_bool)
-                == Some(true)
-            {
+            if rule.as_ref().is_some_and(|rule| rule.abort) {
                 if let Some(agent) = agent.get().and_then(WeakAgent::upgrade) {
                     agent.abort();
                 }
             }
-            if let Some(message) = rule.as_ref().and_then(|rule| rule.get("throw")) {
-                let message = message.as_str().unwrap_or_default().to_string();
+            if let Some(message) = rule.as_ref().and_then(|rule| rule.throw.clone()) {
                 recorder.update(Log::HookCalls, position, |entry, _| {
                     entry.insert("threw".into(), Value::String(message.clone()));
                 });
                 return Err(HookError::new(message));
             }
             let returned = rule
-                .map(|rule| pick_fields(&rule, &["block", "reason", "terminate"]))
+                .map(|rule| {
+                    returned_fields([
+                        ("block", &rule.block),
+                        ("reason", &rule.reason),
+                        ("terminate", &rule.terminate),
+                    ])
+                })
                 .unwrap_or_default();
             let logged = if returned.is_empty() {
                 Value::Null
@@ -186,17 +172,17 @@ fn before_tool_call(
 }
 
 fn after_tool_call(
-    rules: Vec<Map<String, Value>>,
+    rules: Vec<AfterToolCallRule>,
     recorder: Arc<Recorder>,
 ) -> Result<AfterToolCallFn, HarnessError> {
     // Validate the override payloads up front so a malformed scenario fails clearly.
     for rule in &rules {
-        if let Some(content) = rule.get("content") {
+        if let Some(content) = &rule.content {
             serde_json::from_value::<Vec<UserBlock>>(content.clone()).map_err(|error| {
                 HarnessError::new(format!("agent.afterToolCall: invalid content: {error}"))
             })?;
         }
-        if let Some(usage) = rule.get("usage") {
+        if let Some(usage) = &rule.usage {
             serde_json::from_value::<Usage>(usage.clone()).map_err(|error| {
                 HarnessError::new(format!("agent.afterToolCall: invalid usage: {error}"))
             })?;
@@ -227,8 +213,7 @@ fn after_tool_call(
                 ])
             });
             let rule = pick_rule(&rules, &counters, &ctx.tool_call.name);
-            if let Some(message) = rule.as_ref().and_then(|rule| rule.get("throw")) {
-                let message = message.as_str().unwrap_or_default().to_string();
+            if let Some(message) = rule.as_ref().and_then(|rule| rule.throw.clone()) {
                 recorder.update(Log::HookCalls, position, |entry, _| {
                     entry.insert("threw".into(), Value::String(message.clone()));
                 });
@@ -236,10 +221,13 @@ fn after_tool_call(
             }
             let returned = rule
                 .map(|rule| {
-                    pick_fields(
-                        &rule,
-                        &["content", "details", "isError", "usage", "terminate"],
-                    )
+                    returned_fields([
+                        ("content", &rule.content),
+                        ("details", &rule.details),
+                        ("isError", &rule.is_error),
+                        ("usage", &rule.usage),
+                        ("terminate", &rule.terminate),
+                    ])
                 })
                 .unwrap_or_default();
             let logged = if returned.is_empty() {
@@ -269,7 +257,7 @@ fn after_tool_call(
 }
 
 fn should_stop_after_turn(
-    rule: Map<String, Value>,
+    rule: ShouldStopAfterTurnRule,
     recorder: Arc<Recorder>,
 ) -> ShouldStopAfterTurnFn {
     let calls = Arc::new(AtomicU64::new(0));
@@ -277,23 +265,16 @@ fn should_stop_after_turn(
     Arc::new(move |turn, _cancel| {
         let call = calls.fetch_add(1, Ordering::SeqCst) + 1;
         let stop_reason = serde_json::to_value(turn.message.stop_reason).unwrap_or(Value::Null);
-        let on_calls = rule
-            .get("onCalls")
-            .and_then(Value::as_array)
-            .is_some_and(|calls| calls.iter().any(|n| n.as_u64() == Some(call)));
-        let always = rule.get("always").and_then(Value::as_bool) == Some(true);
-        let when_tool = rule
-            .get("whenToolResult")
-            .and_then(Value::as_str)
-            .is_some_and(|name| {
-                turn.tool_results
-                    .iter()
-                    .any(|result| result.tool_name == name)
-            });
+        let on_calls = rule.on_calls.contains(&call);
+        let when_tool = rule.when_tool_result.as_deref().is_some_and(|name| {
+            turn.tool_results
+                .iter()
+                .any(|result| result.tool_name == name)
+        });
         let when_reason = rule
-            .get("whenStopReason")
-            .is_some_and(|reason| *reason == stop_reason);
-        let stop = always || on_calls || when_tool || when_reason;
+            .when_stop_reason
+            .is_some_and(|reason| reason == turn.message.stop_reason);
+        let stop = rule.always || on_calls || when_tool || when_reason;
         recorder.push_with_seq(Log::HookCalls, |seq, event_index| {
             object([
                 ("seq", Value::from(seq)),
@@ -311,19 +292,13 @@ fn should_stop_after_turn(
     })
 }
 
-fn transform_context(rule: Map<String, Value>, recorder: Arc<Recorder>) -> TransformContextFn {
+fn transform_context(rule: TransformContextRule, recorder: Arc<Recorder>) -> TransformContextFn {
     let rule = Arc::new(rule);
     Arc::new(move |messages: Vec<AgentMessage>, _cancel| {
         let input = messages.len();
         let mut out = messages;
-        if let Some(Value::Array(roles)) = rule.get("dropRoles") {
-            out.retain(|message| {
-                !roles
-                    .iter()
-                    .any(|role| role.as_str() == Some(message.role()))
-            });
-        }
-        if let Some(keep) = rule.get("keepLast").and_then(Value::as_u64) {
+        out.retain(|message| !rule.drop_roles.iter().any(|role| role == message.role()));
+        if let Some(keep) = rule.keep_last {
             let keep = usize::try_from(keep).unwrap_or(usize::MAX);
             if out.len() > keep {
                 out.drain(..out.len() - keep);
@@ -343,21 +318,14 @@ fn transform_context(rule: Map<String, Value>, recorder: Arc<Recorder>) -> Trans
     })
 }
 
-fn convert_to_llm(rule: Map<String, Value>, recorder: Arc<Recorder>) -> ConvertToLlmFn {
+fn convert_to_llm(rule: ConvertToLlmRule, recorder: Arc<Recorder>) -> ConvertToLlmFn {
     let rule = Arc::new(rule);
     Arc::new(move |messages: Vec<AgentMessage>| {
-        let dropped = |role: &str| {
-            rule.get("dropRoles")
-                .and_then(Value::as_array)
-                .is_some_and(|roles| roles.iter().any(|r| r.as_str() == Some(role)))
-        };
+        let dropped = |role: &str| rule.drop_roles.iter().any(|dropped| dropped == role);
         let mut out = Vec::new();
         let mut failure = None;
         for message in &messages {
-            let mapped = rule
-                .get("mapRoles")
-                .and_then(|map| map.get(message.role()))
-                .and_then(Value::as_str);
+            let mapped = rule.map_roles.get(message.role());
             if let Some(new_role) = mapped {
                 match remap(message, new_role) {
                     Ok(mapped) => out.push(mapped),
@@ -410,15 +378,15 @@ fn remap(message: &AgentMessage, new_role: &str) -> Result<Message, HookError> {
     })
 }
 
-fn prepare_next_turn(rules: Vec<Map<String, Value>>, recorder: Arc<Recorder>) -> PrepareNextTurnFn {
+fn prepare_next_turn(
+    rules: Vec<PrepareNextTurnRule>,
+    recorder: Arc<Recorder>,
+) -> PrepareNextTurnFn {
     let calls = Arc::new(AtomicU64::new(0));
     let rules = Arc::new(rules);
     Arc::new(move |turn, _cancel| {
         let call = calls.fetch_add(1, Ordering::SeqCst) + 1;
-        let rule = rules
-            .iter()
-            .find(|rule| rule.get("call").and_then(Value::as_u64) == Some(call))
-            .cloned();
+        let rule = rules.iter().find(|rule| rule.call == call).cloned();
         let stop_reason = serde_json::to_value(turn.message.stop_reason).unwrap_or(Value::Null);
         let position = recorder.push_with_seq(Log::HookCalls, |seq, event_index| {
             object([
@@ -437,20 +405,20 @@ fn prepare_next_turn(rules: Vec<Map<String, Value>>, recorder: Arc<Recorder>) ->
         };
         let mut update = NextTurnUpdate::default();
         let mut returned = Map::new();
-        if let Some(model) = rule.get("model") {
-            let model = make_model(model);
+        if let Some(model) = &rule.model {
+            let model = model.to_model();
             returned.insert("model".into(), Value::String(model.id.clone()));
             update.model = Some(model);
         }
-        if let Some(level) = rule.get("thinkingLevel").and_then(Value::as_str) {
-            returned.insert("thinkingLevel".into(), Value::String(level.to_string()));
-            update.thinking_level = parse_thinking_level(level).ok();
+        if let Some(level) = rule.thinking_level {
+            returned.insert(
+                "thinkingLevel".into(),
+                serde_json::to_value(level).unwrap_or(Value::Null),
+            );
+            update.thinking_level = Some(level);
         }
-        let keep_last = rule.get("contextKeepLast").and_then(Value::as_u64);
-        let system_prompt = rule
-            .get("systemPrompt")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let keep_last = rule.context_keep_last;
+        let system_prompt = rule.system_prompt;
         if keep_last.is_some() || system_prompt.is_some() {
             let mut context: AgentContext = (*turn.context).clone();
             if let Some(prompt) = &system_prompt {

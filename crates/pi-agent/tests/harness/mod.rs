@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pi_agent::AgentMessage;
-use pi_ai::{Model, ModelThinkingLevel};
+use pi_ai::ModelThinkingLevel;
 use serde_json::Value;
 
 pub use run::run_scenario;
@@ -55,43 +55,6 @@ impl std::fmt::Display for HarnessError {
 }
 
 impl std::error::Error for HarnessError {}
-
-/// Expands a model spec (an id or an object) into a pi-ai model, as the oracle does.
-pub fn make_model(spec: &Value) -> Model {
-    let field = |key: &str| spec.get(key).and_then(Value::as_str).map(str::to_string);
-    let id = spec
-        .as_str()
-        .map(str::to_string)
-        .or_else(|| field("id"))
-        .unwrap_or_default();
-    let mut model = Model::unknown();
-    model.name = field("name").unwrap_or_else(|| id.clone());
-    model.id = id;
-    model.api = match field("api") {
-        // The static constant clones without allocating (every partial snapshot clones the api).
-        None => pi_ai::Api::SCRIPTED,
-        Some(api) if api == "scripted" => pi_ai::Api::SCRIPTED,
-        Some(api) => pi_ai::Api::new(api),
-    };
-    model.provider = field("provider").unwrap_or_else(|| "scripted".into());
-    model.reasoning = spec
-        .get("reasoning")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    model.input = match spec.get("input") {
-        Some(input) => serde_json::from_value(input.clone()).unwrap_or_default(),
-        None => serde_json::from_value(serde_json::json!(["text", "image"])).unwrap_or_default(),
-    };
-    model.context_window = spec
-        .get("contextWindow")
-        .and_then(Value::as_u64)
-        .unwrap_or(128_000);
-    model.max_tokens = spec
-        .get("maxTokens")
-        .and_then(Value::as_u64)
-        .unwrap_or(16_384);
-    model
-}
 
 /// Parses a thinking level name (`off`, `minimal`, … `max`).
 pub fn parse_thinking_level(name: &str) -> Result<ModelThinkingLevel, HarnessError> {

@@ -7,18 +7,21 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use pi_agent::{
     Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError,
-    PromptInput, QueueMode, SharedAgentTool, ToolExecutionMode, WeakAgent,
+    PromptInput, QueueMode, SharedAgentTool, WeakAgent,
 };
-use pi_ai::{ImageContent, UserBlock};
+use pi_ai::{ImageContent, ModelThinkingLevel, UserBlock};
 use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
 
 use super::recorder::{Log, Recorder};
-use super::scenario::{Action, EventFilter, HookSpec, PromptSpec, Scenario};
+use super::scenario::{
+    Action, ContinueAction, EventFilter, HookSpec, ModelSpec, PartialMessages, PromptAction,
+    PromptSpec, QueueSelection, Scenario,
+};
 use super::scripted_model::scripted_stream_fn;
 use super::scripted_tool::ScriptedTool;
 use super::trace::{normalize, object};
-use super::{HarnessError, expand_message, loop_hooks, make_model, parse_thinking_level};
+use super::{HarnessError, expand_message, loop_hooks, parse_thinking_level};
 
 /// What a settled prompt/continue/… logs.
 type Outcome = Vec<(&'static str, Value)>;
@@ -38,7 +41,8 @@ struct RunContext {
 
 /// Runs one scenario and returns its trace.
 pub async fn run_scenario(scenario: &Scenario, record_events: bool) -> Result<Value, HarnessError> {
-    let recorder = Arc::new(Recorder::new(record_events, scenario.omit_partial_messages));
+    let omit_partial_messages = scenario.trace.partial_messages == PartialMessages::Omit;
+    let recorder = Arc::new(Recorder::new(record_events, omit_partial_messages));
     let agent_slot: Arc<OnceLock<WeakAgent>> = Arc::new(OnceLock::new());
     let tools: Vec<(String, SharedAgentTool)> = scenario
         .tools
@@ -124,7 +128,7 @@ fn build_agent(
 ) -> Result<Agent, HarnessError> {
     let spec = &scenario.agent;
     let mut options = AgentOptions::new(scripted_stream_fn(
-        Arc::clone(&scenario.responses),
+        Arc::clone(&scenario.model.responses),
         Arc::clone(recorder),
     ));
     let active: Vec<SharedAgentTool> = match &spec.active_tools {
@@ -140,10 +144,8 @@ fn build_agent(
     };
     options.initial_state = AgentInitialState {
         system_prompt: Some(spec.system_prompt.clone().unwrap_or_default()),
-        model: spec.model.as_ref().map(make_model),
-        thinking_level: Some(parse_thinking_level(
-            spec.thinking_level.as_deref().unwrap_or("off"),
-        )?),
+        model: spec.model.as_ref().map(ModelSpec::to_model),
+        thinking_level: Some(spec.thinking_level.unwrap_or(ModelThinkingLevel::Off)),
         tools: active,
         messages: spec
             .messages
@@ -151,14 +153,14 @@ fn build_agent(
             .map(expand_message)
             .collect::<Result<_, _>>()?,
     };
-    if let Some(mode) = &spec.tool_execution {
-        options.config.tool_execution = parse_tool_execution(mode)?;
+    if let Some(mode) = spec.tool_execution {
+        options.config.tool_execution = mode;
     }
-    if let Some(mode) = &spec.steering_mode {
-        options.steering_mode = parse_queue_mode(mode)?;
+    if let Some(mode) = spec.steering_mode {
+        options.steering_mode = mode;
     }
-    if let Some(mode) = &spec.follow_up_mode {
-        options.follow_up_mode = parse_queue_mode(mode)?;
+    if let Some(mode) = spec.follow_up_mode {
+        options.follow_up_mode = mode;
     }
     loop_hooks::install(&mut options.config, spec, recorder, agent_slot)?;
     Ok(Agent::new(options))
@@ -169,16 +171,6 @@ fn find_tool(tools: &[(String, SharedAgentTool)], name: &str) -> Option<SharedAg
         .iter()
         .find(|(tool_name, _)| tool_name == name)
         .map(|(_, tool)| Arc::clone(tool))
-}
-
-fn parse_tool_execution(mode: &str) -> Result<ToolExecutionMode, HarnessError> {
-    match mode {
-        "sequential" => Ok(ToolExecutionMode::Sequential),
-        "parallel" => Ok(ToolExecutionMode::Parallel),
-        other => Err(HarnessError::new(format!(
-            "agent.toolExecution: unknown value {other:?}"
-        ))),
-    }
 }
 
 fn parse_queue_mode(mode: &str) -> Result<QueueMode, HarnessError> {
@@ -294,7 +286,7 @@ impl RunContext {
 
     async fn run_hooks(&self, event: &AgentEvent) -> Result<(), HarnessError> {
         for (hook_index, hook) in self.hooks.iter().enumerate() {
-            if !event_matches(&hook.filter, event) {
+            if !event_matches(&hook.on, event) {
                 continue;
             }
             let count = {
@@ -308,7 +300,7 @@ impl RunContext {
                 *count += 1;
                 *count
             };
-            if hook.filter.nth.is_some_and(|nth| nth != count) {
+            if hook.on.nth.is_some_and(|nth| nth != count) {
                 continue;
             }
             for (action_index, action) in hook.actions.iter().enumerate() {
@@ -375,14 +367,14 @@ impl RunContext {
         let agent = self.agent()?;
         let name = action.name();
         match action {
-            Action::Prompt { prompt, wait, id } => {
-                let run = agent.prompt(Self::prompt_input(prompt)?);
-                self.start_run(run.boxed(), *wait, id.as_deref(), at, name)
+            Action::Prompt(PromptAction { prompt, run }) => {
+                let started = agent.prompt(Self::prompt_input(prompt)?);
+                self.start_run(started.boxed(), run.wait, run.id.as_deref(), at, name)
                     .await;
             }
-            Action::Continue { wait, id } => {
-                let run = agent.continue_run();
-                self.start_run(run.boxed(), *wait, id.as_deref(), at, name)
+            Action::Continue(ContinueAction { run }) => {
+                let started = agent.continue_run();
+                self.start_run(started.boxed(), run.wait, run.id.as_deref(), at, name)
                     .await;
             }
             Action::Await { id } => {
@@ -397,7 +389,7 @@ impl RunContext {
                 let outcome = join_outcome(handle).await;
                 self.log_action(at, name, Some(id), outcome);
             }
-            Action::WaitForIdle => {
+            Action::WaitForIdle {} => {
                 if in_listener {
                     return Err(HarnessError::new(format!(
                         "{at}: waitForIdle inside a listener would deadlock"
@@ -420,11 +412,11 @@ impl RunContext {
                 };
                 self.log_action(at, name, None, outcome);
             }
-            Action::Abort => {
+            Action::Abort {} => {
                 agent.abort();
                 self.log_action(at, name, None, ok_value(None));
             }
-            Action::Reset => self.log_action(at, name, None, run_outcome(agent.reset())),
+            Action::Reset {} => self.log_action(at, name, None, run_outcome(agent.reset())),
             Action::SetSteeringMode { mode } | Action::SetFollowUpMode { mode } => {
                 let outcome = match parse_queue_mode(mode) {
                     Ok(mode) if matches!(action, Action::SetSteeringMode { .. }) => {
@@ -440,14 +432,14 @@ impl RunContext {
                 self.log_action(at, name, None, outcome);
             }
             Action::ClearQueues { which } => {
-                match which.as_str() {
-                    "steering" => agent.clear_steering_queue(),
-                    "followUp" => agent.clear_follow_up_queue(),
-                    _ => agent.clear_all_queues(),
+                match which {
+                    QueueSelection::Steering => agent.clear_steering_queue(),
+                    QueueSelection::FollowUp => agent.clear_follow_up_queue(),
+                    QueueSelection::All => agent.clear_all_queues(),
                 }
                 self.log_action(at, name, None, ok_value(None));
             }
-            Action::HasQueuedMessages => {
+            Action::HasQueuedMessages {} => {
                 self.log_action(
                     at,
                     name,
@@ -468,7 +460,7 @@ impl RunContext {
                         agent.set_thinking_level(parse_thinking_level(level)?);
                     }
                     if let Some(model) = model {
-                        agent.set_model(make_model(model));
+                        agent.set_model(model.to_model());
                     }
                     Ok(())
                 })();

@@ -20,13 +20,17 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::recorder::Recorder;
+use super::scenario::{ResponseSpec, StepSpec, UsageSpec};
 use super::trace::{normalize, object};
 
 /// pi-ai's faux provider text for aborted requests.
 const ABORT_ERROR_MESSAGE: &str = "Request was aborted";
 
 /// Builds the scripted stream function over `responses`; every call is logged in `requests`.
-pub fn scripted_stream_fn(responses: Arc<[Arc<Value>]>, recorder: Arc<Recorder>) -> StreamFn {
+pub fn scripted_stream_fn(
+    responses: Arc<[Arc<ResponseSpec>]>,
+    recorder: Arc<Recorder>,
+) -> StreamFn {
     let cursor = Arc::new(Mutex::new((0usize, 0u64)));
     stream_fn(
         move |model: Model, context: Context, options: SimpleStreamOptions| {
@@ -56,16 +60,22 @@ pub fn scripted_stream_fn(responses: Arc<[Arc<Value>]>, recorder: Arc<Recorder>)
             );
             let result = match logged {
                 Err(error) => Err(StreamFnError::new(error.to_string())),
-                Ok(()) => match response.as_ref().and_then(|response| response.get("throw")) {
-                    Some(message) => Err(StreamFnError::new(message.as_str().unwrap_or_default())),
+                Ok(()) => match response
+                    .as_ref()
+                    .and_then(|response| response.throw.as_deref())
+                {
+                    Some(message) => Err(StreamFnError::new(message)),
                     None => {
                         let effective = response.unwrap_or_else(|| {
                             Arc::new(if aborted {
-                                serde_json::json!({ "steps": [] })
+                                ResponseSpec::default()
                             } else {
-                                serde_json::json!({
-                                    "failBeforeStart": format!("scripted model: no response left for request {request_number}")
-                                })
+                                ResponseSpec {
+                                    fail_before_start: Some(format!(
+                                        "scripted model: no response left for request {request_number}"
+                                    )),
+                                    ..ResponseSpec::default()
+                                }
                             })
                         });
                         Ok(AssistantMessageEventStream::from_events(Producer::new(
@@ -124,30 +134,26 @@ fn log_request(
 }
 
 /// Completes a partial usage spec: counters default to 0, `totalTokens` to their sum, cost to zeros.
-pub fn complete_usage(spec: Option<&Value>) -> Usage {
+pub fn complete_usage(spec: Option<&UsageSpec>) -> Usage {
     let mut usage = Usage::default();
-    let Some(Value::Object(spec)) = spec else {
+    let Some(spec) = spec else {
         return usage;
     };
-    let count = |key: &str| spec.get(key).and_then(Value::as_u64).unwrap_or(0);
-    usage.input = count("input");
-    usage.output = count("output");
-    usage.cache_read = count("cacheRead");
-    usage.cache_write = count("cacheWrite");
+    usage.input = spec.input;
+    usage.output = spec.output;
+    usage.cache_read = spec.cache_read;
+    usage.cache_write = spec.cache_write;
     usage.total_tokens = spec
-        .get("totalTokens")
-        .and_then(Value::as_u64)
+        .total_tokens
         .unwrap_or(usage.input + usage.output + usage.cache_read + usage.cache_write);
-    if let Some(Value::Object(cost)) = spec.get("cost") {
-        let price =
-            |key: &str, default: f64| cost.get(key).and_then(Value::as_f64).unwrap_or(default);
+    if let Some(cost) = &spec.cost {
         let base = Cost::default();
         usage.cost = Cost {
-            input: price("input", base.input),
-            output: price("output", base.output),
-            cache_read: price("cacheRead", base.cache_read),
-            cache_write: price("cacheWrite", base.cache_write),
-            total: price("total", base.total),
+            input: cost.input.unwrap_or(base.input),
+            output: cost.output.unwrap_or(base.output),
+            cache_read: cost.cache_read.unwrap_or(base.cache_read),
+            cache_write: cost.cache_write.unwrap_or(base.cache_write),
+            total: cost.total.unwrap_or(base.total),
         };
     }
     usage
@@ -166,61 +172,53 @@ enum Op {
     ToolEnd,
 }
 
-fn compile(response: &Value) -> VecDeque<Op> {
-    let steps = response.get("steps").and_then(Value::as_array);
+fn compile(response: &ResponseSpec) -> VecDeque<Op> {
     // One op per chunk plus a start and an end per step: sized once, so a long stream never regrows it.
-    let capacity = steps.into_iter().flatten().fold(0, |total, step| {
-        let chunks = ["text", "thinking"]
-            .iter()
-            .find_map(|key| step.get(*key).and_then(Value::as_array))
-            .map_or(1, Vec::len);
+    let capacity = response.steps.iter().fold(0, |total, step| {
+        let chunks = match step {
+            StepSpec::Text { chunks, .. } | StepSpec::Thinking { chunks, .. } => chunks.len(),
+            _ => 1,
+        };
         total + chunks + 2
     });
     let mut ops = VecDeque::with_capacity(capacity);
-    for step in steps.into_iter().flatten() {
-        let end = step.get("end") != Some(&Value::Bool(false));
-        if let Some(ms) = step.get("sleep") {
-            ops.push_back(Op::Sleep(ms.as_u64().unwrap_or(0)));
-        } else if step.get("waitForAbort").is_some() {
-            ops.push_back(Op::WaitForAbort);
-        } else if let Some(message) = step.get("error") {
-            ops.push_back(Op::Fail(message.as_str().unwrap_or_default().to_string()));
-        } else if let Some(chunks) = step.get("text").or_else(|| step.get("thinking")) {
-            let thinking = step.get("text").is_none();
-            ops.push_back(Op::TextStart { thinking });
-            for chunk in chunks.as_array().into_iter().flatten() {
-                ops.push_back(Op::TextDelta {
-                    thinking,
-                    chunk: chunk.as_str().unwrap_or_default().to_string(),
+    for step in &response.steps {
+        match step {
+            StepSpec::Sleep(ms) => ops.push_back(Op::Sleep(*ms)),
+            StepSpec::WaitForAbort => ops.push_back(Op::WaitForAbort),
+            StepSpec::Error(message) => ops.push_back(Op::Fail(message.clone())),
+            StepSpec::Text { chunks, end } | StepSpec::Thinking { chunks, end } => {
+                let thinking = matches!(step, StepSpec::Thinking { .. });
+                ops.push_back(Op::TextStart { thinking });
+                for chunk in chunks {
+                    ops.push_back(Op::TextDelta {
+                        thinking,
+                        chunk: chunk.clone(),
+                    });
+                }
+                if *end {
+                    ops.push_back(Op::TextEnd { thinking });
+                }
+            }
+            StepSpec::ToolCall { call, end } => {
+                ops.push_back(Op::ToolStart {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
                 });
-            }
-            if end {
-                ops.push_back(Op::TextEnd { thinking });
-            }
-        } else if let Some(call) = step.get("toolCall") {
-            let text = |key: &str| {
-                call.get(key)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            ops.push_back(Op::ToolStart {
-                id: text("id"),
-                name: text("name"),
-            });
-            let chunks: Vec<String> = match call.get("args") {
-                Some(Value::Array(chunks)) => chunks
-                    .iter()
-                    .map(|chunk| chunk.as_str().unwrap_or_default().to_string())
-                    .collect(),
-                Some(args) => vec![args.to_string()],
-                None => vec!["{}".to_string()],
-            };
-            for chunk in chunks {
-                ops.push_back(Op::ToolDelta { chunk });
-            }
-            if end {
-                ops.push_back(Op::ToolEnd);
+                let chunks: Vec<String> = match &call.args {
+                    Some(Value::Array(chunks)) => chunks
+                        .iter()
+                        .map(|chunk| chunk.as_str().unwrap_or_default().to_string())
+                        .collect(),
+                    Some(args) => vec![args.to_string()],
+                    None => vec!["{}".to_string()],
+                };
+                for chunk in chunks {
+                    ops.push_back(Op::ToolDelta { chunk });
+                }
+                if *end {
+                    ops.push_back(Op::ToolEnd);
+                }
             }
         }
     }
@@ -231,7 +229,7 @@ fn compile(response: &Value) -> VecDeque<Op> {
 /// shared as every event's `partial`. It is a [`Stream`] that builds each event synchronously when pulled; only
 /// scripted sleeps and waits for the abort signal suspend it.
 struct Producer {
-    response: Arc<Value>,
+    response: Arc<ResponseSpec>,
     output: Arc<AssistantMessage>,
     signal: CancellationToken,
     ops: VecDeque<Op>,
@@ -272,11 +270,9 @@ impl Stream for Producer {
 }
 
 impl Producer {
-    fn new(response: Arc<Value>, model: &Model, signal: CancellationToken) -> Self {
+    fn new(response: Arc<ResponseSpec>, model: &Model, signal: CancellationToken) -> Self {
         let mut output = AssistantMessage::empty(model);
-        if let Some(Value::String(id)) = response.get("responseId") {
-            output.response_id = Some(id.clone());
-        }
+        output.response_id.clone_from(&response.response_id);
         let ops = compile(&response);
         Producer {
             response,
@@ -313,7 +309,7 @@ impl Producer {
 
     fn failed(&mut self, message: String) -> AssistantMessageEvent {
         self.finished = true;
-        let usage = complete_usage(self.response.get("usage"));
+        let usage = complete_usage(self.response.usage.as_ref());
         let output = self.output_mut();
         output.stop_reason = StopReason::Error;
         output.error_message = Some(message);
@@ -333,8 +329,7 @@ impl Producer {
             if self.signal.is_cancelled() {
                 return Step::Event(self.aborted());
             }
-            if let Some(message) = self.response.get("failBeforeStart") {
-                let message = message.as_str().unwrap_or_default().to_string();
+            if let Some(message) = self.response.fail_before_start.clone() {
                 return Step::Event(self.failed(message));
             }
             return Step::Event(AssistantMessageEvent::Start {
@@ -479,26 +474,16 @@ impl Producer {
         self.finished = true;
         let has_tool_call = self
             .response
-            .get("steps")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .any(|step| step.get("toolCall").is_some());
-        let reason = match self.response.get("stopReason").and_then(Value::as_str) {
-            Some("stop") => StopReason::Stop,
-            Some("length") => StopReason::Length,
-            Some("toolUse") => StopReason::ToolUse,
-            Some("error") => StopReason::Error,
-            Some("aborted") => StopReason::Aborted,
-            _ if has_tool_call => StopReason::ToolUse,
-            _ => StopReason::Stop,
+            .steps
+            .iter()
+            .any(|step| matches!(step, StepSpec::ToolCall { .. }));
+        let reason = match self.response.stop_reason {
+            Some(reason) => reason.into(),
+            None if has_tool_call => StopReason::ToolUse,
+            None => StopReason::Stop,
         };
-        let error_message = self
-            .response
-            .get("errorMessage")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let usage = complete_usage(self.response.get("usage"));
+        let error_message = self.response.error_message.clone();
+        let usage = complete_usage(self.response.usage.as_ref());
         let output = self.output_mut();
         output.usage = usage;
         output.stop_reason = reason;

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::expand_message;
 use super::recorder::{Log, Recorder};
-use super::scenario::ToolSpec;
+use super::scenario::{LateUpdate, ToolOp, ToolSpec};
 use super::trace::{normalize, object};
 
 /// A tool whose behaviour comes from a scenario.
@@ -47,60 +47,47 @@ impl ScriptedTool {
 
     async fn run_ops(
         &self,
-        ops: &[Value],
+        ops: &[ToolOp],
         cancel: &CancellationToken,
         on_update: &ToolUpdateSink,
     ) -> Result<AgentToolResult, ToolError> {
         for op in ops {
-            let Value::Object(op) = op else {
-                return Err(ToolError::new(format!("unknown tool op: {op}")));
-            };
-            let Some((kind, argument)) = op.iter().next() else {
-                return Err(ToolError::new("empty tool op"));
-            };
-            match kind.as_str() {
-                "update" => on_update.send(parse_result(argument)?),
-                "sleep" => {
-                    tokio::time::sleep(Duration::from_millis(argument.as_u64().unwrap_or(0))).await
-                }
-                "waitForAbort" => cancel.cancelled().await,
-                "throwIfAborted" => {
+            match op {
+                ToolOp::Update(partial) => on_update.send(parse_result(partial)?),
+                ToolOp::Sleep(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
+                ToolOp::WaitForAbort(_) => cancel.cancelled().await,
+                ToolOp::ThrowIfAborted(message) => {
                     if cancel.is_cancelled() {
-                        return Err(ToolError::new(argument.as_str().unwrap_or_default()));
+                        return Err(ToolError::new(message.as_str()));
                     }
                 }
-                "return" => return parse_result(argument),
-                "throw" => return Err(ToolError::new(argument.as_str().unwrap_or_default())),
-                "lateUpdate" => {
-                    let mut partial = argument.as_object().cloned().unwrap_or_default();
-                    let delay = partial
-                        .remove("delayMs")
-                        .and_then(|delay| delay.as_u64())
-                        .unwrap_or(0);
-                    let partial = parse_result(&Value::Object(partial))?;
+                ToolOp::Return(result) => return parse_result(result),
+                ToolOp::Throw(message) => return Err(ToolError::new(message.as_str())),
+                ToolOp::LateUpdate(LateUpdate { delay_ms, partial }) => {
+                    let delay = *delay_ms;
+                    let partial = parse_result(&Value::Object(partial.clone()))?;
                     let sink = on_update.clone();
                     tokio::spawn(async move {
                         tokio::time::sleep(Duration::from_millis(delay)).await;
                         sink.send(partial);
                     });
                 }
-                "abortAgent" => {
+                ToolOp::AbortAgent(_) => {
                     if let Some(agent) = self.agent() {
                         agent.abort();
                     }
                 }
-                "steer" | "followUp" => {
-                    let message = expand_message(argument)
+                ToolOp::Steer(message) | ToolOp::FollowUp(message) => {
+                    let message = expand_message(message)
                         .map_err(|error| ToolError::new(error.to_string()))?;
                     if let Some(agent) = self.agent() {
-                        if kind == "steer" {
+                        if matches!(op, ToolOp::Steer(_)) {
                             agent.steer(message);
                         } else {
                             agent.follow_up(message);
                         }
                     }
                 }
-                other => return Err(ToolError::new(format!("unknown tool op: {other}"))),
             }
         }
         Ok(AgentToolResult::text("ok", Value::Object(Map::new())))
@@ -130,15 +117,16 @@ impl AgentTool for ScriptedTool {
     }
 
     fn execution_mode(&self) -> Option<ToolExecutionMode> {
-        match self.spec.execution_mode.as_deref() {
-            Some("sequential") => Some(ToolExecutionMode::Sequential),
-            Some("parallel") => Some(ToolExecutionMode::Parallel),
-            _ => None,
-        }
+        self.spec.execution_mode
     }
 
     fn prepare_arguments(&self, arguments: Value) -> Result<Value, ToolError> {
-        let Some(renames) = &self.spec.rename_keys else {
+        let Some(renames) = self
+            .spec
+            .prepare_arguments
+            .as_ref()
+            .and_then(|prepare| prepare.rename_keys.as_ref())
+        else {
             return Ok(arguments);
         };
         let Value::Object(args) = &arguments else {
@@ -149,7 +137,7 @@ impl AgentTool for ScriptedTool {
         }
         let mut out = Map::new();
         for (key, value) in args {
-            let target = renames.get(key).and_then(Value::as_str).unwrap_or(key);
+            let target = renames.get(key).map_or(key.as_str(), String::as_str);
             out.insert(target.to_string(), value.clone());
         }
         Ok(Value::Object(out))
@@ -180,7 +168,7 @@ impl AgentTool for ScriptedTool {
                     ])
                 });
             let index = usize::try_from(call - 1).unwrap_or(usize::MAX);
-            let ops: &[Value] = match self.spec.calls.as_ref().and_then(|calls| calls.get(index)) {
+            let ops: &[ToolOp] = match self.spec.calls.as_ref().and_then(|calls| calls.get(index)) {
                 Some(ops) => ops,
                 None => self.spec.behavior.as_deref().unwrap_or_default(),
             };
