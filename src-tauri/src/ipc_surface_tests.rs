@@ -220,6 +220,17 @@ fn app_info_reports_the_product_name_version_log_folder_and_platform() {
 }
 
 #[test]
+fn the_window_and_pi_chat_keep_conversations_in_the_same_data_folder() {
+    let test_app = scripted_app();
+
+    assert_eq!(
+        test_app.app.path().app_data_dir().ok(),
+        desktop_host::conversations::default_data_dir(),
+        "tauri.conf.json's identifier names the folder desktop-host opens for pi-chat"
+    );
+}
+
+#[test]
 fn get_state_of_a_fresh_app_is_idle_and_empty_on_the_configured_model() {
     let test_app = scripted_app();
     let main_window = main_window(&test_app.app);

@@ -44,6 +44,15 @@ use crate::store::{
 };
 use crate::wire::{EnvelopeSink, NoticeSource};
 
+/// The app's identifier (`tauri.conf.json`): its data folder, where the conversation database lives, is named so.
+pub const APP_IDENTIFIER: &str = "dev.pi.desktop";
+
+/// The app's data folder (`~/.local/share/dev.pi.desktop` on Linux): the window and `pi-chat` keep their
+/// conversations in the same database there.
+pub fn default_data_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|dir| dir.join(APP_IDENTIFIER))
+}
+
 /// Makes the options of a new session (settings resolved now), or says why none can be made. The options'
 /// `messages` and `recorder` are replaced per conversation. Called outside the service's lock; may block briefly.
 pub type SessionOptionsFactory =

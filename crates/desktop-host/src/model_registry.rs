@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use pi_agent::{StreamFn, sync_stream_fn};
 use pi_ai::{
     Api, InputModality, Model, ModelCost, ModelThinkingLevel, Models, Provider, ProviderAuth,
     providers,
@@ -72,9 +71,4 @@ pub fn models_for(settings: &ResolvedSettings) -> Result<Models, ModelSetupError
     let models = Models::new();
     models.set_provider(provider);
     Ok(models)
-}
-
-/// The Agent's stream function over `models`.
-pub fn stream_fn_for(models: Arc<Models>) -> StreamFn {
-    sync_stream_fn(move |model, context, options| models.stream_simple(&model, context, options))
 }

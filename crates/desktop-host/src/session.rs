@@ -46,7 +46,7 @@ pub use prompt_images::{
 use crate::desktop_paths::DesktopPaths;
 use crate::desktop_tools::{DesktopToolContext, desktop_agent_tools};
 use crate::diagnostics::Diagnostics;
-use crate::model_registry::{ModelSetupError, model_for, models_for, stream_fn_for};
+use crate::model_registry::{ModelSetupError, model_for, models_for};
 use crate::settings::ResolvedSettings;
 use crate::store::ConversationRecorder;
 use crate::wire::{
@@ -222,7 +222,7 @@ impl DesktopSession {
         let settings = &options.settings;
         let stream_fn = match options.stream_fn.clone() {
             Some(stream_fn) => stream_fn,
-            None => stream_fn_for(Arc::new(models_for(settings)?)),
+            None => Arc::new(models_for(settings)?).stream_fn(),
         };
         let tool_context = DesktopToolContext::new(options.paths.clone(), settings.language);
         let diagnostics = tool_context.diagnostics.clone();
@@ -386,7 +386,7 @@ impl DesktopSession {
     /// Switches to new settings (model, key, system prompt, thinking level, language of the tools' messages).
     /// Safe while a run is active: a run keeps the snapshot it started with, and the next run uses these.
     pub fn apply_settings(&self, settings: &ResolvedSettings) -> Result<(), SessionError> {
-        let stream_fn = stream_fn_for(Arc::new(models_for(settings)?));
+        let stream_fn = Arc::new(models_for(settings)?).stream_fn();
         let tools = {
             let mut tool_context = self
                 .inner

@@ -4,6 +4,11 @@
 //! `--prompt` it is an interactive chat (Ctrl-C stops the current answer, a second Ctrl-C quits). `--json` prints
 //! the wire envelopes as JSON lines instead. `--api`, `--base-url`, `--model` and `--api-key-env` mirror `PI_API`,
 //! `PI_BASE_URL`, `PI_MODEL` and the key variable. Logs go to stderr (`RUST_LOG`, default `warn`).
+//!
+//! Conversations are the app's: saved as they stream in the same database as the window's (checkpoints and
+//! interrupted answers included), so one started here opens in the window and the other way round. A run starts
+//! a new conversation; `--continue` goes on with the most recent one, `--resume ID` with that one, and `--list`
+//! prints them (newest first; JSON lines with `--json`).
 
 #![allow(
     clippy::print_stdout,
@@ -15,14 +20,17 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
 use clap::Parser;
-use desktop_host::desktop_paths::DesktopPaths;
-use desktop_host::session::{DesktopSession, SessionError, SessionOptions};
-use desktop_host::settings::{
-    NoKeySource, ResolveInputs, SETTINGS_FILE_NAME, SettingsFile, TcpProbe, default_config_dir,
-    load_settings, resolve_settings,
+use desktop_host::conversations::{
+    Conversations, ConversationsOptions, OpenConversation, SessionOptionsFactory, default_data_dir,
 };
-use desktop_host::wire::{Envelope, EnvelopePayload, HostNotice};
+use desktop_host::desktop_paths::DesktopPaths;
+use desktop_host::session::{DesktopSession, SessionError};
+use desktop_host::settings::SettingsService;
+use desktop_host::store::ConversationId;
+use desktop_host::wire::{Envelope, EnvelopePayload, EnvelopeSink, HostNotice, SinkClosed};
 use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
 use tokio::io::AsyncBufReadExt;
@@ -53,6 +61,15 @@ struct Cli {
     /// Read the API key from this environment variable.
     #[arg(long)]
     api_key_env: Option<String>,
+    /// Go on with the most recent conversation instead of starting a new one.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    continue_last: bool,
+    /// Go on with the conversation of this id (see `--list`).
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// List the saved conversations, newest first, and exit.
+    #[arg(long, conflicts_with_all = ["prompt", "continue_last", "resume"])]
+    list: bool,
 }
 
 #[tokio::main]
@@ -85,34 +102,127 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             env.insert(key.to_owned(), value.clone());
         }
     }
-    let settings_path = default_config_dir().map(|dir| dir.join(SETTINGS_FILE_NAME));
-    let file = match &settings_path {
-        Some(path) => load_settings(path).map_err(|error| error.to_string())?,
-        None => SettingsFile::default(),
+    let settings = SettingsService::from_platform();
+    let conversations = open_conversations(&settings, env, cli.api_key_env.clone())?;
+    if cli.list {
+        return list(&conversations, cli.json);
+    }
+    // The settings are checked before anything is saved, so a typo costs no empty conversation.
+    settings
+        .session_options(
+            &std::env::vars().chain(cli_env(&cli)).collect(),
+            cli.api_key_env.as_deref(),
+        )
+        .map_err(|error| error.to_string())?;
+    let conversation = match (&cli.resume, cli.continue_last) {
+        (Some(id), _) => conversations
+            .open_conversation(&ConversationId::from(id.as_str()))
+            .await
+            .map_err(|error| format!("{error}; `pi-chat --list` shows the conversations"))?,
+        (None, true) => conversations
+            .active()
+            .await
+            .map_err(|error| error.to_string())?,
+        (None, false) => conversations
+            .new_conversation()
+            .await
+            .map_err(|error| error.to_string())?,
     };
-    let probe = TcpProbe::default();
-    let settings = resolve_settings(&ResolveInputs {
-        file: &file,
-        env: &env,
-        key_env_override: cli.api_key_env.as_deref(),
-        key_source: &NoKeySource,
-        probe: &probe,
-        settings_path: settings_path.as_deref(),
-    })
-    .map_err(|error| error.to_string())?;
-    let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
-    let (session, envelopes) =
-        DesktopSession::start_with_channel(SessionOptions::new(settings, paths))
-            .map_err(|error| error.to_string())?;
+    let (envelope_tx, envelopes) = mpsc::unbounded_channel();
+    conversations.subscribe(
+        "pi-chat",
+        Arc::new(OneConversation {
+            id: conversation.id.clone(),
+            tx: envelope_tx,
+        }),
+    );
     let printer = tokio::spawn(print_envelopes(envelopes, cli.json));
 
+    let OpenConversation { id, session } = conversation;
     let code = match cli.prompt {
         Some(prompt) => run_once(&session, prompt).await,
         None => run_interactive(&session, cli.json).await,
     };
     drop(session);
+    drop(conversations);
     let _ = printer.await;
+    if !cli.json {
+        eprintln!("pi-chat: saved as conversation {id} (pi-chat --resume {id} goes on with it)");
+    }
     Ok(code)
+}
+
+/// The `--api`, `--base-url` and `--model` values as the variables they stand for.
+fn cli_env(cli: &Cli) -> Vec<(String, String)> {
+    [
+        ("PI_API", &cli.api),
+        ("PI_BASE_URL", &cli.base_url),
+        ("PI_MODEL", &cli.model),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.clone().map(|value| (key.to_owned(), value)))
+    .collect()
+}
+
+/// The app's conversations (its database, exports into Downloads), each session made from `settings` and `env`.
+fn open_conversations(
+    settings: &SettingsService,
+    env: HashMap<String, String>,
+    key_env_override: Option<String>,
+) -> Result<Conversations, String> {
+    let data_dir = default_data_dir().ok_or("cannot find the data folder: set HOME")?;
+    let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
+    let settings = settings.clone();
+    let session_options: SessionOptionsFactory = Arc::new(move || {
+        settings
+            .session_options(&env, key_env_override.as_deref())
+            .map_err(|error| Box::new(error) as Box<dyn std::error::Error + Send + Sync>)
+    });
+    Conversations::open(ConversationsOptions::new(
+        data_dir,
+        paths.downloads().to_path_buf(),
+        session_options,
+    ))
+    .map_err(|error| error.to_string())
+}
+
+/// `--list`: one line per conversation, newest first (`ID  YYYY-MM-DD  title`), or JSON lines.
+fn list(conversations: &Conversations, json: bool) -> Result<ExitCode, String> {
+    let listed = conversations
+        .list_conversations()
+        .map_err(|error| error.to_string())?;
+    let mut stdout = std::io::stdout();
+    for day in &listed.days {
+        for conversation in &day.conversations {
+            let line = if json {
+                serde_json::to_string(conversation).map_err(|error| error.to_string())?
+            } else {
+                format!(
+                    "{}  {}  {}",
+                    conversation.id,
+                    day.day,
+                    conversation.title.as_deref().unwrap_or("(untitled)")
+                )
+            };
+            let _ = writeln!(stdout, "{line}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Passes on the envelopes of the conversation this terminal shows.
+struct OneConversation {
+    id: ConversationId,
+    tx: mpsc::UnboundedSender<Envelope>,
+}
+
+impl EnvelopeSink for OneConversation {
+    fn deliver(&self, envelope: &Envelope) -> Result<(), SinkClosed> {
+        if envelope.conversation_id.as_ref() != Some(&self.id) {
+            return Ok(());
+        }
+        self.tx.send(envelope.clone()).map_err(|_| SinkClosed)
+    }
 }
 
 /// One prompt; Ctrl-C stops it (exit code 130). Exit code 1 when the answer ended in an error.

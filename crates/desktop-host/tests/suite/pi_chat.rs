@@ -274,4 +274,161 @@ async fn ctrl_c_stops_the_answer_and_closes_the_http_response() {
     assert_eq!(answer["stopReason"], "aborted");
     assert!(assistant_text(answer).starts_with("Hello, "), "{answer}");
     assert_eq!(replayed.notices.last(), Some(&json!({"type": "idle"})));
+    let saved = saved_conversations(home.home());
+    assert_eq!(
+        saved[0]
+            .1
+            .last()
+            .map(|(role, text)| (role.as_str(), text.starts_with("Hello, "))),
+        Some(("assistant", true)),
+        "the stopped answer is saved: {saved:?}"
+    );
+}
+
+/// The messages (role, text) of every saved conversation of `home`, read from the app's database.
+fn saved_conversations(home: &Path) -> Vec<(String, Vec<(String, String)>)> {
+    let path = home
+        .join(".local/share")
+        .join(desktop_host::conversations::APP_IDENTIFIER)
+        .join(desktop_host::store::DATABASE_FILE_NAME);
+    let store = desktop_host::store::Store::open(&path).unwrap().store;
+    store
+        .list_conversations()
+        .unwrap()
+        .into_iter()
+        .map(|conversation| {
+            let messages = store
+                .load_transcript(&conversation.id)
+                .unwrap()
+                .agent_messages_json()
+                .iter()
+                .map(|message| {
+                    let text = message["content"]
+                        .as_str()
+                        .map_or_else(|| assistant_text(message), str::to_owned);
+                    (message["role"].as_str().unwrap().to_owned(), text)
+                })
+                .collect();
+            (conversation.id.to_string(), messages)
+        })
+        .collect()
+}
+
+fn said(role: &str, text: &str) -> (String, String) {
+    (role.to_owned(), text.to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_chat_saves_its_runs_in_the_apps_database_lists_them_and_goes_on_with_one() {
+    let home = test_home();
+    let first = run_pi_chat(
+        home.home(),
+        &["--prompt", "first question", "--api", "scripted"],
+        &[],
+    )
+    .await;
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let saved = saved_conversations(home.home());
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let (id, messages) = &saved[0];
+    assert_eq!(
+        messages,
+        &vec![
+            said("user", "first question"),
+            said("assistant", "(scripted) You said: first question")
+        ]
+    );
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains(&format!("pi-chat --resume {id}")),
+        "the terminal says how to go on"
+    );
+
+    let listed = run_pi_chat(home.home(), &["--list"], &[]).await;
+    assert!(listed.status.success());
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        listed.starts_with(id.as_str()) && listed.trim_end().ends_with("first question"),
+        "{listed}"
+    );
+
+    let continued = run_pi_chat(
+        home.home(),
+        &[
+            "--continue",
+            "--prompt",
+            "second",
+            "--api",
+            "scripted",
+            "--json",
+        ],
+        &[],
+    )
+    .await;
+    assert!(
+        continued.status.success(),
+        "{}",
+        String::from_utf8_lossy(&continued.stderr)
+    );
+    assert!(
+        json_lines(&continued)
+            .iter()
+            .all(|envelope| envelope["conversationId"] == json!(id)),
+        "the envelopes name the continued conversation"
+    );
+    let resumed = run_pi_chat(
+        home.home(),
+        &["--resume", id, "--prompt", "third", "--api", "scripted"],
+        &[],
+    )
+    .await;
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let saved = saved_conversations(home.home());
+    assert_eq!(
+        saved.len(),
+        1,
+        "no other conversation was started: {saved:?}"
+    );
+    assert_eq!(
+        saved[0]
+            .1
+            .iter()
+            .map(|(_, text)| text.as_str())
+            .collect::<Vec<_>>(),
+        vec![
+            "first question",
+            "(scripted) You said: first question",
+            "second",
+            "(scripted) You said: second",
+            "third",
+            "(scripted) You said: third",
+        ]
+    );
+
+    let unknown = run_pi_chat(
+        home.home(),
+        &[
+            "--resume",
+            "no-such-conversation",
+            "--prompt",
+            "hi",
+            "--api",
+            "scripted",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("pi-chat --list"),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
 }
