@@ -1,4 +1,4 @@
-//! HTTP provider adapters, one file per wire protocol, and the plumbing they share.
+//! HTTP provider adapters, one module per wire protocol, and the plumbing they share.
 //!
 //! * [`OpenAiCompletions`] — `openai-completions` (OpenAI Chat Completions and compatible servers: Ollama,
 //!   llama.cpp server, vLLM, LM Studio, DeepSeek, OpenRouter, DashScope compatible mode, …);
@@ -12,6 +12,7 @@
 mod anthropic_messages;
 mod common;
 mod error_message;
+mod exchange;
 mod http;
 mod openai_completions;
 mod openai_responses;

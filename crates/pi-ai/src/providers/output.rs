@@ -213,6 +213,24 @@ impl Output {
             .push(AssistantMessageEvent::Done { reason, message });
     }
 
+    /// Ends the stream by the provider's stop reason once the body ended: `done`, `error` with the provider's
+    /// message (`"An unknown error occurred"` when it gave none), or, when it gave no stop reason, `error`
+    /// saying `no_stop_reason`.
+    pub(crate) fn end(&mut self, no_stop_reason: &str) {
+        match self.message.stop_reason {
+            StopReason::Pending => self.fail(false, no_stop_reason.into()),
+            StopReason::Error | StopReason::Aborted => {
+                let text = self
+                    .message
+                    .error_message
+                    .take()
+                    .unwrap_or_else(|| "An unknown error occurred".into());
+                self.fail(false, text);
+            }
+            _ => self.done(),
+        }
+    }
+
     /// Ends the stream with `error`: the partial content and usage are kept.
     pub(crate) fn fail(&mut self, aborted: bool, error_message: String) {
         let reason = if aborted {
