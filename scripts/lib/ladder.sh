@@ -41,6 +41,8 @@ layer_1_lint() {
   # The WebDriver tests build only with their `e2e` feature, so the line above does not see them.
   check "cargo clippy -p pi-desktop-e2e --all-targets --features e2e -- -D warnings" \
     in_repo cargo clippy -p pi-desktop-e2e --all-targets --features e2e -- -D warnings
+  check "the TypeScript bindings match the Rust types (scripts/generate-bindings.sh --check)" \
+    in_repo ./scripts/generate-bindings.sh --check
   end_layer
 }
 

@@ -8,8 +8,9 @@ use desktop_host::store::{StoreError, StoreErrorKind};
 use serde::Serialize;
 
 /// What kind of failure; the UI branches on this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(export)]
 pub enum ErrorKind {
     /// A run is active; pi's message says to steer, follow up or wait.
     Busy,
@@ -28,8 +29,9 @@ pub enum ErrorKind {
 }
 
 /// A command's failure as the UI receives it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
+#[ts(export)]
 pub struct CommandError {
     pub kind: ErrorKind,
     pub message: String,

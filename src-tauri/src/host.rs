@@ -21,12 +21,14 @@ use crate::command_error::CommandError;
 pub type SessionFactory = Arc<dyn Fn() -> Result<SessionOptions, CommandError> + Send + Sync>;
 
 /// What `get_state` returns: the session's state plus the conversation's id.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct AppState {
     #[serde(flatten)]
     pub session: SessionState,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub conversation_id: Option<String>,
 }
 

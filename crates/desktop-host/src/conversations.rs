@@ -87,8 +87,9 @@ impl ConversationsOptions {
 }
 
 /// Where the conversations are kept, for the sidebar.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct StorageStatus {
     /// False when the database could not be opened and conversations live only in memory until the app quits.
     pub persistent: bool,
@@ -106,8 +107,9 @@ pub struct OpenConversation {
 }
 
 /// The sidebar's list.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ConversationList {
     /// Live conversations grouped by the local day of their last change, newest first.
     pub days: Vec<DayGroup>,
@@ -120,8 +122,9 @@ pub struct ConversationList {
 }
 
 /// The result of a soft delete.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct DeletedConversation {
     /// The deleted conversation.
     pub conversation_id: ConversationId,

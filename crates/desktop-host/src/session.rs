@@ -165,8 +165,9 @@ impl RunKind {
 }
 
 /// A snapshot for the UI (`get_state`), in pi's JSON names.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SessionState {
     /// A run is active (until it settles).
     pub is_streaming: bool,
@@ -174,18 +175,22 @@ pub struct SessionState {
     pub pending_tool_calls: Vec<String>,
     /// The error of the most recent failed or aborted turn.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub error_message: Option<String>,
     /// The transcript, in pi's JSON.
+    #[ts(type = "Array<import(\"../pi\").AgentMessage>")]
     pub messages: Vec<AgentMessage>,
     /// The model in use.
     pub model: ModelSummary,
     /// The thinking level.
+    #[ts(type = "import(\"../pi\").ThinkingLevel")]
     pub thinking_level: ModelThinkingLevel,
 }
 
 /// Which model a session talks to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ModelSummary {
     /// pi's provider id.
     pub provider: String,

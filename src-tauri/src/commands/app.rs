@@ -4,8 +4,9 @@ use serde::Serialize;
 use tauri::{AppHandle, Manager as _, Runtime};
 
 /// What the UI shows about the running app (the About section, bug reports).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct AppInfo {
     /// The product name from `tauri.conf.json`.
     pub name: String,

@@ -10,16 +10,18 @@ use tauri::State;
 use crate::command_error::{CommandError, ErrorKind, to_command_error};
 
 /// An image attached to a prompt (base64 data and its MIME type).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub(crate) struct ImageInput {
     pub(crate) data: String,
     pub(crate) mime_type: String,
 }
 
 /// A run the host accepted: every envelope of it carries this conversation id and run id.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub(crate) struct RunAccepted {
     pub(crate) conversation_id: ConversationId,
     pub(crate) run_id: u64,

@@ -8,6 +8,7 @@ import type {
   AppState,
   CommandError,
   Envelope,
+  ImageInput,
   LiveSnapshot,
   RunAccepted,
   SettingsInput,
@@ -36,16 +37,11 @@ export function newConversation(): Promise<AppState> {
   return invoke<AppState>("new_conversation");
 }
 
-export interface PromptImage {
-  data: string;
-  mimeType: string;
-}
-
 /**
  * Sends a prompt to the active conversation. Resolves once the run is accepted (its envelopes come on the
  * subscribed stream); rejects with a {@link CommandError} when refused (busy, an invalid image, no provider).
  */
-export function sendPrompt(text: string, images: readonly PromptImage[]): Promise<RunAccepted> {
+export function sendPrompt(text: string, images: readonly ImageInput[]): Promise<RunAccepted> {
   const args = images.length === 0 ? { text } : { text, images: [...images] };
   return invoke<RunAccepted>("prompt", args);
 }

@@ -3,75 +3,28 @@
 // else sees plain functions and the types below, and tests replace the module (vi.mock) or the IPC (mockIPC).
 import { invoke } from "@tauri-apps/api/core";
 
-import type { AgentMessage, AppState } from "./wire";
+import type {
+  AgentMessage,
+  AppState,
+  ConversationList,
+  ConversationSummary,
+  DeletedConversation,
+  ExportFormat,
+  ExportedFile,
+  SearchHit,
+} from "./wire";
 
-/** One conversation as the sidebar lists it (desktop-host `store::ConversationSummary`). */
-export interface ConversationSummary {
-  id: string;
-  /** `null` until the first user message (the sidebar shows a placeholder). */
-  title: string | null;
-  model: string | null;
-  /** ms since the epoch. */
-  createdAt: number;
-  /** Last change (message, rename), ms since the epoch. */
-  updatedAt: number;
-}
-
-/** The conversations of one local day, newest first. */
-export interface DayGroup {
-  /** `YYYY-MM-DD` in the backend's local time zone. */
-  day: string;
-  conversations: ConversationSummary[];
-}
-
-export interface StorageStatus {
-  /** False when history cannot be saved (kept in memory until the app quits). */
-  persistent: boolean;
-  /** Safe-to-show texts: damaged file moved aside, upgraded, memory only. */
-  notices: string[];
-}
-
-/** `list_conversations` result. */
-export interface ConversationList {
-  days: DayGroup[];
-  activeId: string | null;
-  /** Conversations with a run going on (the active one or in the background). */
-  streamingIds: string[];
-  storage: StorageStatus;
-}
-
-/** A piece of a search snippet; the pieces concatenate to the snippet. Rendered as text, never as HTML. */
-export interface SnippetPart {
-  text: string;
-  highlighted: boolean;
-}
-
-/** `search_conversations` result item. */
-export interface SearchHit {
-  conversationId: string;
-  conversationTitle: string | null;
-  conversationUpdatedAt: number;
-  messageSeq: number;
-  role: string;
-  snippet: SnippetPart[];
-}
-
-/** `delete_conversation` result. */
-export interface DeletedConversation {
-  conversationId: string;
-  /** `restore_conversation` works until this time (ms since the epoch). */
-  undoUntil: number;
-  /** The active conversation was deleted: the chat reloads with `get_state`. */
-  wasActive: boolean;
-}
-
-export type ExportFormat = "markdown" | "jsonLines";
-
-/** `export_conversation` result: the file written into Downloads. */
-export interface ExportedFile {
-  fileName: string;
-  path: string;
-}
+export type {
+  ConversationList,
+  ConversationSummary,
+  DayGroup,
+  DeletedConversation,
+  ExportFormat,
+  ExportedFile,
+  SearchHit,
+  SnippetPart,
+  StorageStatus,
+} from "./wire";
 
 /**
  * The `errorMessage` the backend gives an assistant message cut off by a crash (desktop-host

@@ -393,7 +393,8 @@ describe("the UI's own intents", () => {
       conversationId: "c1",
       isStreaming: false,
       pendingToolCalls: [],
-      model: { provider: "test", id: "m", name: "M" },
+      model: { provider: "test", id: "m", api: "openai-completions" },
+      thinkingLevel: "off",
       messages: [
         { role: "user", content: "what is in documents?" },
         assistantMessage([call], "toolUse", { totalTokens: 10 }),

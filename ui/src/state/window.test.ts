@@ -94,7 +94,7 @@ function deepFreeze<T>(value: T): T {
 
 describe("the subscription snapshot", () => {
   const listCall = { type: "toolCall" as const, id: "call_1", name: "list_folder", arguments: { folder: "documents" } };
-  const progress = { content: [{ type: "text", text: "3 files so far" }], details: { scanned: 3 } };
+  const progress = { content: [{ type: "text" as const, text: "3 files so far" }], details: { scanned: 3 } };
 
   // "a" runs a tool; "b" streams its answer (envelopes 1–8 of helloRun("b", 7) are in the snapshot); "c" settles.
   const runA: RunSnapshot = {

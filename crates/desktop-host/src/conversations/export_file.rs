@@ -17,12 +17,14 @@ const MAX_SUFFIX: u32 = 999;
 const UNTITLED_STEM: &str = "conversation";
 
 /// An export written to disk.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ExportedFile {
     /// The file's name (what the UI shows: "Saved <name> in Downloads").
     pub file_name: String,
     /// The full path.
+    #[ts(type = "string")]
     pub path: PathBuf,
 }
 

@@ -15,13 +15,15 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use pi_agent::{AgentEvent, AgentMessage, AgentToolResult};
 use serde::Serialize;
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::store::ConversationId;
 use crate::wire::{Envelope, EnvelopePayload, EnvelopeSink, RunId, SinkClosed};
 
 /// Where a run stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(export)]
 pub enum RunPhase {
     /// From acceptance to `agent_end`.
     Running,
@@ -30,23 +32,28 @@ pub enum RunPhase {
 }
 
 /// A tool call executing now.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct RunningTool {
     /// The call's id.
     pub tool_call_id: String,
     /// The tool's name.
     pub tool_name: String,
     /// The call's arguments.
+    #[ts(type = "unknown")]
     pub args: Value,
     /// The latest progress it reported.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[ts(type = "import(\"../pi\").AgentToolResult")]
     pub partial_result: Option<AgentToolResult>,
 }
 
 /// A run in progress as of envelope `last_seq`: what a window shows when it joins.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct RunSnapshot {
     /// The conversation.
     pub conversation_id: ConversationId,
@@ -59,16 +66,19 @@ pub struct RunSnapshot {
     /// Turns started so far.
     pub turn_count: u32,
     /// The conversation's completed messages, in pi's JSON: the transcript before the run and what it added.
+    #[ts(type = "Array<import(\"../pi\").AgentMessage>")]
     pub messages: Vec<AgentMessage>,
     /// The assistant message streaming now, as far as it got.
+    #[ts(type = "import(\"../pi\").AgentMessage | null")]
     pub streaming: Option<AgentMessage>,
     /// Tool calls executing now, in start order.
     pub tools: Vec<RunningTool>,
 }
 
 /// The answer to a subscription: every conversation with a run in progress.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct LiveSnapshot {
     /// The runs in progress, one per conversation.
     pub runs: Vec<RunSnapshot>,

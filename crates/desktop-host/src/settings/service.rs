@@ -75,8 +75,9 @@ struct Inner {
 }
 
 /// The editable settings (`save_settings`' argument); empty strings mean "the preset's or the default value".
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SettingsInput {
     pub preset: String,
     pub api: String,
@@ -84,12 +85,15 @@ pub struct SettingsInput {
     pub model: String,
     pub thinking_level: String,
     pub system_prompt: String,
+    /// `auto`, `en` or `zh`.
+    #[ts(type = "\"auto\" | \"en\" | \"zh\"")]
     pub language: String,
 }
 
 /// One preset as the settings screen offers it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct PresetView {
     pub id: &'static str,
     pub label: &'static str,
@@ -100,8 +104,9 @@ pub struct PresetView {
 }
 
 /// What `get_settings` and the other settings commands return: never the key, only whether one is stored.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SettingsView {
     #[serde(flatten)]
     pub settings: SettingsInput,
@@ -112,8 +117,9 @@ pub struct SettingsView {
 
 /// Where keys go, as the settings screen shows it; `Unavailable` means no keychain answered and the user has
 /// not accepted the private key file yet (the screen offers it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
+#[ts(export)]
 pub enum KeyStorageView {
     Keychain,
     File,

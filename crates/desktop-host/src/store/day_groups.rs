@@ -15,8 +15,9 @@ pub enum DayZone {
 }
 
 /// The conversations last updated on one day.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct DayGroup {
     /// The day, `YYYY-MM-DD`.
     pub day: String,

@@ -10,8 +10,9 @@ use super::store_handle::{ConversationId, Store};
 use super::transcript::{EntryState, Transcript, TranscriptEntry};
 
 /// The export formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub enum ExportFormat {
     /// A readable document: a heading per message, tool calls and results as code blocks.
     Markdown,

@@ -17,8 +17,9 @@ use super::store_handle::{ConversationId, Store};
 const TRIGRAM_CHARS: usize = 3;
 
 /// One message that matches a search.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SearchHit {
     /// The conversation holding the message.
     pub conversation_id: ConversationId,

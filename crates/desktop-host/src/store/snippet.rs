@@ -7,8 +7,9 @@ const CONTEXT_BEFORE_CHARS: usize = 30;
 const WINDOW_CHARS: usize = 120;
 
 /// A piece of a snippet; consecutive parts concatenate to the snippet text.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SnippetPart {
     /// The text of this piece (line breaks shown as spaces; `…` where the window cuts the message).
     pub text: String,

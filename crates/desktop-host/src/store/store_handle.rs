@@ -24,9 +24,18 @@ pub const UNDO_WINDOW_MS: i64 = 10_000;
 
 /// A conversation's id: a random UUID, a plain string on the wire.
 #[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    ts_rs::TS,
 )]
-#[serde(transparent)]
+#[ts(export)]
 pub struct ConversationId(String);
 
 impl ConversationId {
@@ -60,8 +69,9 @@ impl fmt::Display for ConversationId {
 }
 
 /// One conversation as the sidebar lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct ConversationSummary {
     /// The conversation's id.
     pub id: ConversationId,

@@ -6,6 +6,7 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantBlock, AssistantMessageEvent};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use ts_rs::TS;
 
 use crate::store::ConversationId;
 
@@ -43,8 +44,8 @@ impl Envelope {
 }
 
 /// A run of one session: `prompt` or `continue_run` accepted, numbered from 1 per session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, TS)]
+#[ts(export)]
 pub struct RunId(pub u64);
 
 /// An agent event or a host notice.
@@ -58,12 +59,13 @@ pub enum EnvelopePayload {
 }
 
 /// What the host tells the UI beside the agent's events.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
     rename_all_fields = "camelCase"
 )]
+#[ts(export)]
 pub enum HostNotice {
     /// The agent's runtime state after a change.
     State {
@@ -73,6 +75,7 @@ pub enum HostNotice {
         pending_tool_calls: Vec<String>,
         /// The error of the most recent failed or aborted turn.
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         error_message: Option<String>,
     },
     /// The run settled (after the `agent_end` listeners); Send may be re-enabled.
@@ -87,8 +90,9 @@ pub enum HostNotice {
 }
 
 /// The origin of an error notice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
+#[ts(export)]
 pub enum NoticeSource {
     /// Saving the conversation failed.
     Persistence,
@@ -198,5 +202,45 @@ impl Serialize for WireAssistantEvent<'_> {
         let block: &AssistantBlock = block;
         map.serialize_entry("block", block)?;
         map.end()
+    }
+}
+
+/// The JSON of an [`Envelope`] (which serialises itself) for the generated TypeScript: the header, then the
+/// payload by `kind`. pi's AgentEvent JSON is the hand-kept `ui/src/ipc/pi.ts`.
+#[cfg(test)]
+mod bindings {
+    #![allow(
+        dead_code,
+        reason = "types that only describe the JSON to the TypeScript generator"
+    )]
+
+    use ts_rs::TS;
+
+    use super::{HostNotice, RunId};
+    use crate::store::ConversationId;
+
+    #[derive(TS)]
+    #[ts(export, rename = "Envelope", rename_all = "camelCase")]
+    struct EnvelopeJson {
+        v: u32,
+        #[ts(optional)]
+        conversation_id: Option<ConversationId>,
+        #[ts(optional)]
+        run_id: Option<RunId>,
+        seq: u64,
+        #[ts(flatten)]
+        payload: PayloadJson,
+    }
+
+    #[derive(TS)]
+    #[ts(tag = "kind", rename_all = "snake_case")]
+    enum PayloadJson {
+        Event {
+            #[ts(type = "import(\"../pi\").AgentEvent")]
+            event: (),
+        },
+        Notice {
+            notice: HostNotice,
+        },
     }
 }

@@ -5,7 +5,7 @@ import { act } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import type { KeyStorage, SettingsView } from "../../ipc/wire";
+import type { KeyStorageView, SettingsView } from "../../ipc/wire";
 
 const ipc = vi.hoisted(() => ({
   getSettings: vi.fn(),
@@ -22,7 +22,7 @@ import { SettingsPanel } from "./SettingsPanel";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-function settingsView(keyStorage: KeyStorage, apiKeySet = false): SettingsView {
+function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsView {
   return {
     preset: "openai",
     api: "openai-responses",

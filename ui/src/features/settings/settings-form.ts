@@ -1,5 +1,5 @@
 // Pure helpers of the settings form.
-import type { ProviderPreset, SettingsInput, SettingsView } from "../../ipc/wire";
+import type { PresetView, SettingsInput, SettingsView } from "../../ipc/wire";
 
 /** The editable part of a settings view (what save_settings takes). */
 export function settingsInput(view: SettingsView): SettingsInput {
@@ -30,7 +30,7 @@ export function keySection(view: Pick<SettingsView, "keyStorage">): KeySection {
 }
 
 /** Picking a preset fills its API, base URL and model; the rest of the form stays. */
-export function applyPreset(form: SettingsInput, presets: readonly ProviderPreset[], presetId: string): SettingsInput {
+export function applyPreset(form: SettingsInput, presets: readonly PresetView[], presetId: string): SettingsInput {
   const preset = presets.find((candidate) => candidate.id === presetId);
   if (preset === undefined) return { ...form, preset: presetId };
   return { ...form, preset: preset.id, api: preset.api, baseUrl: preset.baseUrl, model: preset.model };

@@ -45,7 +45,8 @@ const APP_STATE: AppState = {
   isStreaming: false,
   pendingToolCalls: [],
   messages: [],
-  model: { provider: "scripted", id: "scripted", name: "scripted" },
+  model: { provider: "scripted", id: "scripted", api: "scripted" },
+  thinkingLevel: "off",
   conversationId: "c1",
 };
 

@@ -95,7 +95,8 @@ export function appState(conversationId: string, messages: AgentMessage[] = [], 
     isStreaming,
     pendingToolCalls: [],
     messages,
-    model: { provider: "test", id: "test-model", name: "Test" },
+    model: { provider: "test", id: "test-model", api: "openai-completions" },
+    thinkingLevel: "off",
   };
 }
 
