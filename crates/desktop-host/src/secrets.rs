@@ -12,15 +12,17 @@
 //! sees at most whether a key is set. Keys never go to the settings file, the database or the log.
 
 mod api_keys;
+mod backend;
 mod error;
 mod file_fallback;
 mod keychain;
 mod provider_id;
 
 pub use api_keys::{
-    ApiKeys, FALLBACK_FILE_NAME, FallbackOffer, KEYCHAIN_SERVICE, KeyStorage, KeyStoreSetup,
-    SecretBackend, choose_key_store, open_key_store,
+    ApiKeys, FALLBACK_FILE_NAME, FallbackOffer, KEYCHAIN_SERVICE, KeyStoreSetup, choose_key_store,
+    open_key_store,
 };
+pub use backend::{KeyStorage, SecretBackend};
 pub use error::{KeychainUnavailable, SecretsError};
 pub use file_fallback::FileBackend;
 pub use keychain::KeychainBackend;

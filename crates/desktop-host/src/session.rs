@@ -16,16 +16,15 @@
 //! - `abort`, `steer`, `follow_up` and `get_state` work from any task at any time.
 //! - Persistence: an optional [`store::ConversationRecorder`](crate::store::ConversationRecorder) sees every event
 //!   (it checkpoints the streaming assistant message at most once a second and saves each `message_end`; its
-//!   SQLite work runs under `spawn_blocking`, and only for the events it writes), and an optional hook sees every
-//!   `message_end`. A failure of either becomes an `error` notice (source `persistence`), never a failed run; the
-//!   recorder keeps failed saves queued and writes them, in order, with the next event.
+//!   SQLite work runs under `spawn_blocking`, and only for the events it writes). A failure becomes an `error`
+//!   notice (source `persistence`), never a failed run; the recorder keeps failed saves queued and writes them,
+//!   in order, with the next event.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::time::Duration;
 
-use futures_util::future::BoxFuture;
 use pi_agent::{
     Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError,
     PromptInput, StreamFn,
@@ -57,10 +56,6 @@ use crate::wire::{
 /// Events buffered between the Agent's listener and the forwarder by default.
 pub const DEFAULT_ENVELOPE_CAPACITY: usize = 256;
 
-/// Called with every completed message (to persist it); an `Err` text becomes a persistence notice.
-pub type MessageEndHook =
-    Arc<dyn Fn(AgentMessage) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
-
 /// How to build a session.
 #[derive(Clone)]
 pub struct SessionOptions {
@@ -76,8 +71,6 @@ pub struct SessionOptions {
     pub envelope_capacity: usize,
     /// The coalescing window for deltas (zero disables coalescing).
     pub coalesce_window: Duration,
-    /// Persistence of completed messages.
-    pub on_message_end: Option<MessageEndHook>,
     /// Saves the conversation as it streams (checkpoints and completed messages).
     pub recorder: Option<Arc<Mutex<ConversationRecorder>>>,
 }
@@ -92,7 +85,6 @@ impl SessionOptions {
             stream_fn: None,
             envelope_capacity: DEFAULT_ENVELOPE_CAPACITY,
             coalesce_window: crate::wire::COALESCE_WINDOW,
-            on_message_end: None,
             recorder: None,
         }
     }
@@ -255,7 +247,6 @@ impl DesktopSession {
             forward_tx.clone(),
             Arc::clone(&last_state),
             Persistence {
-                on_message_end: options.on_message_end.clone(),
                 recorder: options.recorder.clone(),
             },
         );
@@ -498,7 +489,6 @@ fn replace_if_changed(last_state: &Mutex<Option<HostNotice>>, state: &HostNotice
 /// What the listener saves.
 #[derive(Clone)]
 struct Persistence {
-    on_message_end: Option<MessageEndHook>,
     recorder: Option<Arc<Mutex<ConversationRecorder>>>,
 }
 
@@ -527,12 +517,6 @@ impl Persistence {
                 Ok(Err(reason)) => failures.push(reason),
                 Err(join_error) => failures.push(join_error.to_string()),
             }
-        }
-        if let (AgentEvent::MessageEnd { message }, Some(hook)) =
-            (event.as_ref(), &self.on_message_end)
-            && let Err(reason) = hook(message.clone()).await
-        {
-            failures.push(reason);
         }
         failures
     }

@@ -46,6 +46,7 @@
 //! ```
 
 mod clock;
+mod conversation_id;
 mod database_file;
 mod day_groups;
 mod error;
@@ -63,6 +64,8 @@ mod transcript;
 mod tests;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use conversation_id::ConversationId;
+pub use database_file::StoreNotice;
 pub use day_groups::{DayGroup, DayZone, group_by_day};
 pub use error::{StoreError, StoreErrorKind};
 pub use export::ExportFormat;
@@ -71,8 +74,7 @@ pub use recorder::{CHECKPOINT_INTERVAL_MS, CheckpointWrite, ConversationRecorder
 pub use search::SearchHit;
 pub use snippet::SnippetPart;
 pub use store_handle::{
-    ConversationId, ConversationSummary, DATABASE_FILE_NAME, OpenedStore, Store, StoreNotice,
-    UNDO_WINDOW_MS,
+    ConversationSummary, DATABASE_FILE_NAME, OpenedStore, Store, UNDO_WINDOW_MS,
 };
 pub use title::title_from_text;
 pub use transcript::{EntryState, INTERRUPTED_ERROR_MESSAGE, Transcript, TranscriptEntry};

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::backend::{KeyStorage, SecretBackend};
 use super::error::{KeychainUnavailable, SecretsError};
 use super::file_fallback::FileBackend;
 use super::keychain::KeychainBackend;
@@ -14,31 +15,6 @@ pub const KEYCHAIN_SERVICE: &str = "pi-desktop";
 
 /// The fallback file's name inside the app's config folder.
 pub const FALLBACK_FILE_NAME: &str = "api-keys.json";
-
-/// Where keys are kept: a keychain or the fallback file.
-///
-/// Contract for implementations: `read` returns `Ok(None)` when no key is stored; `write` sets or replaces;
-/// `remove` says whether a key was there. Errors never contain a key.
-pub trait SecretBackend: Send + Sync + fmt::Debug {
-    /// Where this backend keeps keys (safe to show).
-    fn storage(&self) -> KeyStorage;
-    /// The key stored for `provider`, if any.
-    fn read(&self, provider: &str) -> Result<Option<ApiKey>, SecretsError>;
-    /// Stores `key` for `provider`, replacing any earlier one.
-    fn write(&self, provider: &str, key: &ApiKey) -> Result<(), SecretsError>;
-    /// Deletes the key for `provider`; `Ok(false)` when there was none.
-    fn remove(&self, provider: &str) -> Result<bool, SecretsError>;
-}
-
-/// Where the keys are, for the settings screen (a warning is due for [`KeyStorage::File`]).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum KeyStorage {
-    /// The OS keychain, items under `service`.
-    Keychain { service: String },
-    /// The fallback file the user agreed to.
-    File { path: PathBuf },
-}
 
 /// What opening the key store found.
 #[derive(Debug)]

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use super::api_keys::{KeyStorage, SecretBackend};
+use super::backend::{KeyStorage, SecretBackend};
 use super::error::SecretsError;
 use super::provider_id::check_provider_id;
 use crate::settings::ApiKey;

@@ -6,7 +6,7 @@ use std::fmt;
 
 use keyring::Entry;
 
-use super::api_keys::{KeyStorage, SecretBackend};
+use super::backend::{KeyStorage, SecretBackend};
 use super::error::{KeychainUnavailable, SecretsError};
 use super::provider_id::check_provider_id;
 use crate::settings::ApiKey;

@@ -8,7 +8,24 @@ use rusqlite::Connection;
 
 use super::error::{StoreError, is_corruption};
 use super::migrations::{MigrationOutcome, SCHEMA_VERSION, migrate};
-use super::store_handle::StoreNotice;
+
+/// Something the user should hear about that happened while opening the store.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum StoreNotice {
+    /// The database file was damaged; it was renamed to `moved_to` (kept, never deleted) and a fresh one started.
+    CorruptDatabaseMovedAside { moved_to: PathBuf },
+    /// The schema was upgraded; the file as it was before is at `backup`.
+    Migrated {
+        from: i64,
+        to: i64,
+        backup: Option<PathBuf>,
+    },
+}
 
 /// The companions SQLite keeps beside a database in WAL mode.
 const COMPANION_SUFFIXES: [&str; 2] = ["-wal", "-shm"];

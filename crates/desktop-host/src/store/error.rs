@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use rusqlite::ErrorCode;
 
-use super::store_handle::ConversationId;
+use super::conversation_id::ConversationId;
 
 /// Everything that can go wrong in the conversation store.
 ///

@@ -4,9 +4,10 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::conversation_id::ConversationId;
 use super::error::StoreError;
 use super::message_text::{role_of, text_of_block};
-use super::store_handle::{ConversationId, Store};
+use super::store_handle::Store;
 use super::transcript::{EntryState, Transcript, TranscriptEntry};
 
 /// The export formats.

@@ -19,9 +19,10 @@ use pi_agent::AgentEvent;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::conversation_id::ConversationId;
 use super::error::StoreError;
 use super::message_text::role_of;
-use super::store_handle::{ConversationId, Store};
+use super::store_handle::Store;
 
 /// The least time between two checkpoints of one streaming message.
 pub const CHECKPOINT_INTERVAL_MS: i64 = 1_000;

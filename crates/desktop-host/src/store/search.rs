@@ -9,9 +9,10 @@
 use rusqlite::params_from_iter;
 use rusqlite::types::Value as SqlValue;
 
+use super::conversation_id::ConversationId;
 use super::error::StoreError;
 use super::snippet::{SnippetPart, snippet};
-use super::store_handle::{ConversationId, Store};
+use super::store_handle::Store;
 
 /// Terms shorter than this (in characters) cannot use the trigram index.
 const TRIGRAM_CHARS: usize = 3;

@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::clock::{Clock, SystemClock};
-use super::database_file::{configure, open_database_file};
+use super::conversation_id::ConversationId;
+use super::database_file::{StoreNotice, configure, open_database_file};
 use super::error::StoreError;
 use super::message_text::{readable_text, role_of};
 use super::migrations::migrate;
@@ -21,52 +22,6 @@ pub const DATABASE_FILE_NAME: &str = "conversations.sqlite3";
 
 /// How long a deleted conversation can be restored before [`Store::purge_expired_deletions`] removes it.
 pub const UNDO_WINDOW_MS: i64 = 10_000;
-
-/// A conversation's id: a random UUID, a plain string on the wire.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    ts_rs::TS,
-)]
-#[ts(export)]
-pub struct ConversationId(String);
-
-impl ConversationId {
-    /// A fresh random id.
-    pub fn new_random() -> Self {
-        Self(uuid::Uuid::new_v4().to_string())
-    }
-
-    /// The id as a string.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<String> for ConversationId {
-    fn from(id: String) -> Self {
-        Self(id)
-    }
-}
-
-impl From<&str> for ConversationId {
-    fn from(id: &str) -> Self {
-        Self(id.to_owned())
-    }
-}
-
-impl fmt::Display for ConversationId {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(&self.0)
-    }
-}
 
 /// One conversation as the sidebar lists it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
@@ -84,24 +39,6 @@ pub struct ConversationSummary {
     pub created_at: i64,
     /// Last change (message, checkpoint, rename), ms since the epoch.
     pub updated_at: i64,
-}
-
-/// Something the user should hear about that happened while opening the store.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-pub enum StoreNotice {
-    /// The database file was damaged; it was renamed to `moved_to` (kept, never deleted) and a fresh one started.
-    CorruptDatabaseMovedAside { moved_to: PathBuf },
-    /// The schema was upgraded; the file as it was before is at `backup`.
-    Migrated {
-        from: i64,
-        to: i64,
-        backup: Option<PathBuf>,
-    },
 }
 
 /// A store just opened, with what opening had to do.
@@ -486,7 +423,7 @@ impl MessageRow {
 
 pub(crate) fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<ConversationSummary> {
     Ok(ConversationSummary {
-        id: ConversationId(row.get(0)?),
+        id: ConversationId::from(row.get::<_, String>(0)?),
         title: row.get(1)?,
         model: row.get(2)?,
         created_at: row.get(3)?,

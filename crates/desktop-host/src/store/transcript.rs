@@ -5,8 +5,9 @@ use pi_agent::AgentMessage;
 use rusqlite::params;
 use serde_json::Value;
 
+use super::conversation_id::ConversationId;
 use super::error::StoreError;
-use super::store_handle::{ConversationId, ConversationSummary, Store};
+use super::store_handle::{ConversationSummary, Store};
 
 /// The `errorMessage` given to an interrupted message when it is handed to the Agent.
 pub const INTERRUPTED_ERROR_MESSAGE: &str =
