@@ -6,7 +6,7 @@
     reason = "test helpers fail loudly on broken fixtures"
 )]
 
-/// Shared helpers: the temporary home, the PDF writer, the loopback model server.
+/// Shared helpers: the temporary home, the PDF writer, the envelope replay.
 mod support;
 
 mod suite {
@@ -14,6 +14,8 @@ mod suite {
     mod conversations;
     /// The desktop tools as plain functions: listing, reading, refusals and safe messages.
     mod desktop_tools;
+    /// MCP servers as tool sources: the real reference server over stdio, through the agent loop.
+    mod mcp;
     /// `pi-chat` as a process: loopback OpenAI-compatible server, scripted model, settings errors.
     mod pi_chat;
     /// The session facade: envelopes, replay, busy refusal, abort, coalescing, persistence notices.

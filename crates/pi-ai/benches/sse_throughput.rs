@@ -30,15 +30,11 @@ use futures_util::StreamExt;
 use pi_ai::{ApiProvider, Context, Message, SimpleStreamOptions, UserMessage};
 use serde_json::{Value, json};
 
-use replay_server::ReplayServer;
 use scripts::{Call, Ending, Wire};
 
 /// One 200 response whose body is `events` serialised once, sent in 64 KiB writes.
 fn prepared(events: &[Value]) -> (Value, u64) {
-    let body: Vec<u8> = replay_server::sse_segments(events, "\n")
-        .into_iter()
-        .flat_map(|(b, _)| b)
-        .collect();
+    let body = replay_server::sse_bytes(events, "\n");
     let len = body.len() as u64;
     let text = String::from_utf8(body).expect("utf-8");
     (
@@ -74,7 +70,7 @@ fn tool_answer(wire: Wire) -> Vec<Value> {
 
 /// Runs one request against a fresh server and returns the time from request to the terminal event.
 async fn once(api: &Arc<dyn ApiProvider>, wire: Wire, response: &Value) -> Duration {
-    let server = ReplayServer::start(vec![response.clone()]).await.unwrap();
+    let server = replay_server::start(vec![response.clone()]).await.unwrap();
     let model = fixture_run::build_model(wire.api(), None, &server.origin()).unwrap();
     let context = Context {
         system_prompt: None,

@@ -9,11 +9,7 @@
     reason = "a benchmark aborts on the first failed step, like a test"
 )]
 
-#[allow(
-    dead_code,
-    unreachable_pub,
-    reason = "shared with the tests, which use more of it"
-)]
+#[allow(dead_code, reason = "shared with the tests, which use more of it")]
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
@@ -23,9 +19,10 @@ use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_test_support::openai::{OpenAiServer, Reply, unfinished_text_chunks};
 use serde_json::Value;
 
-use model_server::{ModelServer, Reply, unfinished_text_chunks};
+use model_server::LaunchApp;
 
 /// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
 const POLL: Duration = Duration::from_millis(10);
@@ -285,11 +282,12 @@ document.querySelector('[data-testid="stop-button"]').addEventListener(
 /// Stop clicks in one app against a model that holds every stream open.
 async fn stops(options: &Options) -> Samples {
     let mut samples = Samples::default();
-    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
         "Once upon a time, ",
         "there was a partial answer",
     ]))])
-    .await;
+    .await
+    .unwrap();
     let app = AppUnderTest::launch(LaunchOptions {
         envs: server.app_envs(),
         args: Vec::new(),

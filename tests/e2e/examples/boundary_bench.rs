@@ -21,20 +21,19 @@
     reason = "a benchmark aborts on the first failed step, like a test"
 )]
 
-#[allow(
-    dead_code,
-    unreachable_pub,
-    reason = "shared with the tests, which use more of it"
-)]
+#[allow(dead_code, reason = "shared with the tests, which use more of it")]
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use pi_desktop_e2e::AppUnderTest;
+use pi_test_support::openai::{
+    OpenAiServer, Reply, text_chunks, text_delta, unfinished_text_chunks,
+};
 use serde_json::Value;
 
-use model_server::{ModelServer, Reply, text_chunks, text_delta, unfinished_text_chunks};
+use model_server::LaunchApp;
 
 /// How many deltas the latency answer has (markers `w0000` … `w1999`).
 const DELTAS: usize = 2_000;
@@ -179,11 +178,12 @@ return bench.enabled === null ? null : bench.enabled - bench.clicked;
 
 /// One launch: an answer the server holds open, text in the composer, then Stop; returns Stop click → Send enabled.
 async fn stop_run() -> f64 {
-    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
         "Once upon a time, ",
         "there was a partial answer",
     ]))])
-    .await;
+    .await
+    .unwrap();
     let app = server.launch_app().await;
     wait_until_usable(&app).await;
     app.send_prompt("Tell me a long story").await.unwrap();
@@ -293,7 +293,9 @@ async fn wait_for_markers(app: &AppUnderTest) -> u64 {
 }
 
 async fn latency_run(interval: Duration) -> LatencyRun {
-    let server = ModelServer::start(vec![Reply::Feed(vec![])]).await;
+    let server = OpenAiServer::start(vec![Reply::Feed(vec![])])
+        .await
+        .unwrap();
     let app = server.launch_app().await;
     wait_until_usable(&app).await;
     app.client()

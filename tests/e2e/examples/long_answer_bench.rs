@@ -11,11 +11,7 @@
     reason = "a benchmark aborts on the first failed step, like a test"
 )]
 
-#[allow(
-    dead_code,
-    unreachable_pub,
-    reason = "shared with the tests, which use more of it"
-)]
+#[allow(dead_code, reason = "shared with the tests, which use more of it")]
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
@@ -29,8 +25,10 @@ mod long_answer;
 
 use std::time::{Duration, Instant};
 
+use pi_test_support::openai::{OpenAiServer, Reply, text_chunks};
+
 use long_answer::{markdown_answer, probe_until_idle};
-use model_server::{ModelServer, Reply, text_chunks};
+use model_server::LaunchApp;
 
 const DELTA_CHARS: usize = 24;
 
@@ -70,7 +68,9 @@ async fn main() {
         "run  probes  p50_ms  p95_ms  max_ms  last_byte_to_idle_ms  send_to_idle_ms  complete_at_idle"
     );
     for run in 1..=runs {
-        let server = ModelServer::start(vec![Reply::Stream(text_chunks(&deltas))]).await;
+        let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&deltas))])
+            .await
+            .unwrap();
         let app = server.launch_app().await;
         app.send_prompt("Write a very long structured document")
             .await

@@ -1,15 +1,16 @@
 //! A conversation with a scripted loopback model: each test launches the app pointed at its own
-//! [`ModelServer`], drives the window and checks both what the window shows and what the server saw.
+//! [`OpenAiServer`], drives the window and checks both what the window shows and what the server saw.
 
 use std::time::Duration;
 
 use pi_desktop_e2e::AppUnderTest;
+use pi_test_support::openai::{
+    OpenAiServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::model_server::{
-    ModelServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
-};
+use crate::support::model_server::LaunchApp;
 use crate::support::stop::stop_the_answer;
 
 /// How long the server may take to see the app close a stopped stream.
@@ -37,11 +38,11 @@ fn tool_results(request: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with_both_names() {
-    let server = ModelServer::start(vec![
+    let server = OpenAiServer::start(vec![
         Reply::Stream(tool_call_chunks(
             "call_list_1",
             "list_download_files",
-            r#"{"extensions":["pdf"]}"#,
+            &[r#"{"extensions":["pdf"]}"#],
         )),
         Reply::Stream(text_chunks(&[
             "你的下载目录里有两个 PDF：",
@@ -49,7 +50,8 @@ async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with
             "travel-guide.pdf。",
         ])),
     ])
-    .await;
+    .await
+    .unwrap();
     let app = server.launch_app().await;
     let downloads = app.home().join("Downloads");
     std::fs::create_dir_all(&downloads).unwrap();
@@ -85,10 +87,10 @@ async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "one request per model turn");
     assert!(
-        tool_results(&requests[0]).is_empty(),
+        tool_results(&requests[0].body).is_empty(),
         "the first request carries no tool result"
     );
-    let results = tool_results(&requests[1]);
+    let results = tool_results(&requests[1].body);
     assert_eq!(results.len(), 1, "{results:?}");
     for pdf in ["invoice-2026.pdf", "travel-guide.pdf"] {
         assert!(
@@ -109,11 +111,12 @@ async fn asking_for_the_pdfs_in_downloads_runs_the_listing_tool_and_answers_with
 
 #[tokio::test]
 async fn stop_closes_the_model_stream_and_keeps_the_partial_answer() {
-    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
         "Once upon a time, ",
         "there was a partial answer",
     ]))])
-    .await;
+    .await
+    .unwrap();
     let app = server.launch_app().await;
 
     app.send_prompt("Tell me a long story").await.unwrap();
@@ -150,7 +153,7 @@ async fn stop_closes_the_model_stream_and_keeps_the_partial_answer() {
 
 #[tokio::test]
 async fn a_401_from_the_provider_shows_a_message_about_the_api_key() {
-    let server = ModelServer::start(vec![Reply::Status(
+    let server = OpenAiServer::start(vec![Reply::Status(
         401,
         json!({"error": {
             "message": "Incorrect API key provided",
@@ -158,7 +161,8 @@ async fn a_401_from_the_provider_shows_a_message_about_the_api_key() {
             "code": "invalid_api_key"
         }}),
     )])
-    .await;
+    .await
+    .unwrap();
     let app = server.launch_app().await;
 
     app.send_prompt("Hello").await.unwrap();
@@ -180,13 +184,14 @@ async fn a_401_from_the_provider_shows_a_message_about_the_api_key() {
 
 #[tokio::test]
 async fn hostile_markup_from_the_model_renders_inert() {
-    let server = ModelServer::start(vec![Reply::Stream(text_chunks(&[
+    let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&[
         "Sample one: <img src=x onerror=\"document.title='pwned'\">\n\n",
         "Sample two: <script>document.title='pwned'</script>\n\n",
         "Sample three: [x](javascript:document.title='pwned')\n\n",
         "Harmless tail.",
     ]))])
-    .await;
+    .await
+    .unwrap();
     let app = server.launch_app().await;
     let title_before = app.client().title().await.unwrap();
 

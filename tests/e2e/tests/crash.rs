@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_test_support::openai::{OpenAiServer, Reply, text_delta, unfinished_text_chunks};
 use rusqlite::{Connection, OpenFlags};
 
-use crate::support::model_server::{ModelServer, Reply, text_delta, unfinished_text_chunks};
+use crate::support::model_server::LaunchApp;
 
 /// The app's conversation database, somewhere under its data folder.
 const DATABASE_FILE_NAME: &str = "conversations.sqlite3";
@@ -53,7 +54,7 @@ fn checkpoint_body(home: &Path) -> Option<String> {
 }
 
 /// Feeds one delta at a time until the database holds a checkpoint of the answer containing `PARTIAL`.
-async fn stream_until_checkpointed(server: &ModelServer, home: &Path) -> String {
+async fn stream_until_checkpointed(server: &OpenAiServer, home: &Path) -> String {
     let started = Instant::now();
     loop {
         if let Some(body) = checkpoint_body(home) {
@@ -74,11 +75,12 @@ async fn stream_until_checkpointed(server: &ModelServer, home: &Path) -> String 
 
 #[tokio::test]
 async fn a_crash_while_streaming_keeps_the_conversation_and_marks_the_partial_answer_interrupted() {
-    let server = ModelServer::start(vec![Reply::Feed(unfinished_text_chunks(&[
+    let server = OpenAiServer::start(vec![Reply::Feed(unfinished_text_chunks(&[
         "Once upon a time, ",
         "there was a partial answer",
     ]))])
-    .await;
+    .await
+    .unwrap();
     let app = AppUnderTest::launch(LaunchOptions {
         envs: server.app_envs(),
         args: Vec::new(),

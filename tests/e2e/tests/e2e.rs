@@ -9,7 +9,7 @@
     reason = "test code: a failed step fails the test"
 )]
 
-// Shared pieces: the loopback model server.
+// Shared pieces: the app pointed at a loopback model server, Stop, the long answer, the session bus.
 mod support;
 
 // The app as an installed desktop app: remembered window geometry, a single instance.

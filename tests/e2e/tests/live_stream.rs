@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use pi_desktop_e2e::AppUnderTest;
+use pi_test_support::openai::{
+    OpenAiServer, Reply, text_chunks, text_delta, unfinished_text_chunks,
+};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-use crate::support::model_server::{
-    ModelServer, Reply, text_chunks, text_delta, unfinished_text_chunks,
-};
+use crate::support::model_server::LaunchApp;
 
 /// How long a condition the test polls for itself may take to hold.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -111,7 +112,9 @@ async fn reloading_the_window_mid_answer_shows_the_answer_so_far_and_it_keeps_st
     const PROMPT: &str = "Answer me in two parts";
     const FIRST: &str = "First part of the answer. ";
     const REST: &str = "Second part.";
-    let server = ModelServer::start(vec![Reply::Feed(unfinished_text_chunks(&[]))]).await;
+    let server = OpenAiServer::start(vec![Reply::Feed(unfinished_text_chunks(&[]))])
+        .await
+        .unwrap();
     let app = server.launch_app().await;
 
     app.send_prompt(PROMPT).await.unwrap();
@@ -179,11 +182,12 @@ async fn two_conversations_answer_at_once_and_each_shows_only_its_own_text() {
     const QUESTION_B: &str = "Question B";
     const ALPHA: &str = "Alpha answer so far. ";
     const ALPHA_REST: &str = "And the rest.";
-    let server = ModelServer::start(vec![
+    let server = OpenAiServer::start(vec![
         Reply::Feed(unfinished_text_chunks(&[])),
         Reply::Stream(text_chunks(&["Beta answer."])),
     ])
-    .await;
+    .await
+    .unwrap();
     let app = server.launch_app().await;
 
     // A starts answering and stays open.

@@ -4,8 +4,10 @@
 
 use std::time::Duration;
 
+use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, unfinished_text_chunks};
+
 use crate::support::long_answer::{PROBE_INTERVAL, markdown_answer, probe_until_idle};
-use crate::support::model_server::{ModelServer, Reply, text_chunks, unfinished_text_chunks};
+use crate::support::model_server::LaunchApp;
 use crate::support::stop::stop_the_answer;
 
 /// About 1 MB of Markdown in 24-character deltas: some 41,700 deltas and 3,400 sections.
@@ -23,7 +25,9 @@ async fn a_one_megabyte_answer_arriving_fast_keeps_the_window_answering_and_show
     let answer = markdown_answer(ANSWER_CHARS);
     let deltas = answer.deltas(DELTA_CHARS);
     assert!(deltas.len() > 40_000, "{} deltas", deltas.len());
-    let server = ModelServer::start(vec![Reply::Stream(text_chunks(&deltas))]).await;
+    let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&deltas))])
+        .await
+        .unwrap();
     let app = server.launch_app().await;
 
     app.send_prompt("Write a very long structured document")
@@ -84,7 +88,9 @@ async fn a_one_megabyte_answer_arriving_fast_keeps_the_window_answering_and_show
 async fn stop_in_the_middle_of_a_fast_long_answer_stops_it_and_keeps_what_arrived() {
     let answer = markdown_answer(ANSWER_CHARS / 2);
     let deltas = answer.deltas(DELTA_CHARS);
-    let server = ModelServer::start(vec![Reply::Hold(unfinished_text_chunks(&deltas))]).await;
+    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&deltas))])
+        .await
+        .unwrap();
     let app = server.launch_app().await;
 
     app.send_prompt("Write a very long structured document")

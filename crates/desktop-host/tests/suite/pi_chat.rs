@@ -4,14 +4,14 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use pi_test_support::openai::{
+    MODEL, OpenAiServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::support::envelopes::{assistant_text, events, replay};
 use crate::support::home::test_home;
-use crate::support::openai_server::{
-    OpenAiServer, text_response, tool_call_response, unfinished_text_response,
-};
 
 /// Runs `pi-chat` with a clean environment whose only home is `home`.
 async fn run_pi_chat(home: &Path, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
@@ -48,14 +48,15 @@ async fn pi_chat_json_shows_the_tool_call_its_pdf_listing_and_the_streamed_answe
         "发票 2024.PDF.",
     ];
     let server = OpenAiServer::start(vec![
-        tool_call_response(
+        Reply::Stream(tool_call_chunks(
             "call_1",
             "list_download_files",
             &["{\"extensions\":", "[\"pdf\"]}"],
-        ),
-        text_response(&answer_parts),
+        )),
+        Reply::Stream(text_chunks(&answer_parts)),
     ])
-    .await;
+    .await
+    .unwrap();
     let output = run_pi_chat(
         home.home(),
         &[
@@ -65,9 +66,9 @@ async fn pi_chat_json_shows_the_tool_call_its_pdf_listing_and_the_streamed_answe
             "--api",
             "openai-completions",
             "--base-url",
-            &server.base_url,
+            server.base_url(),
             "--model",
-            "test-model",
+            MODEL,
             "--api-key-env",
             "TEST_MODEL_KEY",
         ],
@@ -133,16 +134,13 @@ async fn pi_chat_json_shows_the_tool_call_its_pdf_listing_and_the_streamed_answe
     // What the server saw: the key, then the tool result sent back on the second request.
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    assert!(
-        requests[0]
-            .request_line
-            .starts_with("POST /v1/chat/completions")
+    assert_eq!(
+        (requests[0].method.as_str(), requests[0].path.as_str()),
+        ("POST", "/v1/chat/completions")
     );
-    assert!(
-        requests[0]
-            .headers
-            .iter()
-            .any(|(name, value)| name == "authorization" && value == "Bearer sk-loopback")
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some("Bearer sk-loopback")
     );
     let tool_names: Vec<&str> = requests[0].body["tools"]
         .as_array()
@@ -218,8 +216,12 @@ async fn ctrl_c_stops_the_answer_and_closes_the_http_response() {
     use std::process::Stdio;
 
     let home = test_home();
-    let server =
-        OpenAiServer::start_holding(unfinished_text_response(&["Hello, ", "I am still "])).await;
+    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
+        "Hello, ",
+        "I am still ",
+    ]))])
+    .await
+    .unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_pi-chat"));
     command
         .env_clear()
@@ -231,9 +233,9 @@ async fn ctrl_c_stops_the_answer_and_closes_the_http_response() {
             "--api",
             "openai-completions",
             "--base-url",
-            &server.base_url,
+            server.base_url(),
         ])
-        .args(["--model", "test-model"])
+        .args(["--model", MODEL])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();

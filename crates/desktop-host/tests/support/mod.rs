@@ -2,5 +2,4 @@
 
 pub(crate) mod envelopes;
 pub(crate) mod home;
-pub(crate) mod openai_server;
 pub(crate) mod pdf;

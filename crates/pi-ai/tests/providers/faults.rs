@@ -8,10 +8,11 @@ use pi_ai::{
     AssistantBlock, AssistantMessage, AssistantMessageEvent, CancellationToken, Context, Message,
     SimpleStreamOptions, StopReason, UserMessage,
 };
+use pi_test_support::LoopbackServer;
 use serde_json::{Value, json};
 
 use crate::support::fixture_run::build_model;
-use crate::support::replay_server::ReplayServer;
+use crate::support::replay_server;
 use crate::support::scripts::{ALL, Call, Ending, Wire};
 
 fn context() -> Context {
@@ -31,7 +32,7 @@ fn options() -> SimpleStreamOptions {
 struct Run {
     events: Vec<AssistantMessageEvent>,
     message: AssistantMessage,
-    server: ReplayServer,
+    server: LoopbackServer,
 }
 
 impl Run {
@@ -85,7 +86,7 @@ impl Run {
 }
 
 async fn run_with(wire: Wire, responses: Vec<Value>, options: SimpleStreamOptions) -> Run {
-    let server = ReplayServer::start(responses).await.unwrap();
+    let server = replay_server::start(responses).await.unwrap();
     let model = build_model(wire.api(), None, &server.origin()).unwrap();
     let client = pi_ai::providers::http_client().unwrap();
     let api = pi_ai::providers::builtin_apis(&client)
@@ -434,8 +435,7 @@ async fn reset_mid_stream_keeps_the_partial_text() {
             Ending::Stop,
         );
         // Find where the second text piece starts so the reset falls after the first one was sent.
-        let body: Vec<u8> =
-            crate::support::replay_server::sse_segments(&events, "\n").concat_bytes();
+        let body = replay_server::sse_bytes(&events, "\n");
         let cut = find(&body, b"The second").unwrap() - 5;
         let mut broken = wire.ok(events, 4096);
         broken["chunked"] = json!(true);
@@ -444,16 +444,6 @@ async fn reset_mid_stream_keeps_the_partial_text() {
         assert_eq!(r.message.stop_reason, StopReason::Error, "{wire:?}");
         assert_eq!(r.text(), "The first part. ", "{wire:?}");
         assert!(!r.types().contains(&"done"));
-    }
-}
-
-trait ConcatBytes {
-    fn concat_bytes(self) -> Vec<u8>;
-}
-
-impl ConcatBytes for Vec<(Vec<u8>, Duration)> {
-    fn concat_bytes(self) -> Vec<u8> {
-        self.into_iter().flat_map(|(b, _)| b).collect()
     }
 }
 
@@ -592,7 +582,7 @@ async fn abort_closes_the_connection_within_100_ms_and_keeps_the_partial() {
         events.truncate(first_delta + 1);
         let mut stalled = wire.ok(events, 4096);
         stalled["stall"] = json!(true);
-        let server = ReplayServer::start(vec![stalled]).await.unwrap();
+        let server = replay_server::start(vec![stalled]).await.unwrap();
         let model = build_model(wire.api(), None, &server.origin()).unwrap();
         let client = pi_ai::providers::http_client().unwrap();
         let api = pi_ai::providers::builtin_apis(&client)
@@ -690,16 +680,14 @@ async fn request_options_reach_the_wire() {
         assert_eq!(max, &json!(1000), "{wire:?}");
         assert!(
             request
-                .all_headers
+                .headers
                 .iter()
                 .any(|(k, v)| k == "x-extra" && v == "yes"),
             "{wire:?}"
         );
         let auth = request
-            .headers
-            .get("authorization")
-            .or_else(|| request.headers.get("x-api-key"))
-            .cloned();
+            .header("authorization")
+            .or_else(|| request.header("x-api-key"));
         assert!(auth.is_some_and(|a| a.contains("sk-test")), "{wire:?}");
     }
 }

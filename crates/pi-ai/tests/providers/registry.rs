@@ -5,13 +5,13 @@ use pi_ai::{Context, Message, Models, SimpleStreamOptions, StopReason, UserMessa
 use serde_json::json;
 
 use crate::support::fixture_run::build_model;
-use crate::support::replay_server::ReplayServer;
+use crate::support::replay_server;
 use crate::support::scripts::{Ending, Wire};
 
 #[tokio::test]
 async fn models_streams_through_an_openai_compatible_local_server() {
     let wire = Wire::Completions;
-    let server = ReplayServer::start(vec![
+    let server = replay_server::start(vec![
         wire.ok(wire.answer(&[], &["Hi ", "there"], &[], Ending::Stop), 16),
     ])
     .await

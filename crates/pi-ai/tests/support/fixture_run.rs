@@ -12,7 +12,7 @@ use pi_ai::{
 };
 use serde_json::{Map, Value, json};
 
-use super::replay_server::ReplayServer;
+use super::replay_server;
 
 /// The APIs the oracle covers.
 pub(crate) const APIS: [&str; 3] = [
@@ -301,7 +301,7 @@ pub(crate) async fn run(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let server = ReplayServer::start(responses)
+    let server = replay_server::start(responses)
         .await
         .map_err(|e| e.to_string())?;
     let model = build_model(&fixture.api, v.get("model"), &server.origin())?;
@@ -345,7 +345,7 @@ pub(crate) async fn run(
     let requests: Vec<Value> = server
         .requests()
         .iter()
-        .map(super::replay_server::RecordedRequest::to_json)
+        .map(replay_server::trace_request)
         .collect();
     Ok(json!({
         "fixture": fixture.id,

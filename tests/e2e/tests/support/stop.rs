@@ -6,13 +6,13 @@ use std::time::Duration;
 use fantoccini::elements::Element;
 use pi_desktop_e2e::AppUnderTest;
 
-use crate::support::model_server::ModelServer;
+use pi_test_support::openai::OpenAiServer;
 
 /// Clicks Stop once it is enabled, waits (at most `close_deadline`) until `server` saw the app close the model
 /// stream, and returns the answer once it shows `data-state="stopped"`.
 pub(crate) async fn stop_the_answer(
     app: &AppUnderTest,
-    server: &ModelServer,
+    server: &OpenAiServer,
     close_deadline: Duration,
 ) -> Element {
     app.wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
