@@ -50,16 +50,21 @@ ensure_debian_packages() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# npm ci, unless node_modules was installed from exactly this package-lock.json.
-ensure_npm_packages() {
-  local stamp="$UI_DIR/node_modules/.installed-from-lock.sha256" lock_hash
-  lock_hash="$(sha256sum "$UI_DIR/package-lock.json" | cut -d' ' -f1)"
+# npm ci in folder $1, unless its node_modules was installed from exactly its package-lock.json.
+ensure_npm_packages_in() {
+  local dir="$1" stamp="$1/node_modules/.installed-from-lock.sha256" lock_hash
+  lock_hash="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$lock_hash" ]]; then
-    note "npm packages: up to date with package-lock.json"
+    note "npm packages of ${dir#"$REPO_ROOT"/}: up to date with package-lock.json"
     return
   fi
-  (cd "$UI_DIR" && npm ci --no-audit --no-fund)
+  (cd "$dir" && npm ci --no-audit --no-fund)
   printf '%s\n' "$lock_hash" >"$stamp"
+}
+
+# The UI's npm packages.
+ensure_npm_packages() {
+  ensure_npm_packages_in "$UI_DIR"
 }
 
 ensure_tauri_driver() {
@@ -82,5 +87,7 @@ setup_tests() {
   check_toolchain
   ensure_debian_packages "${APP_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
   ensure_npm_packages
+  # The MCP reference servers the Rust tests run (pinned by tests/mcp/package-lock.json).
+  ensure_npm_packages_in "$REPO_ROOT/tests/mcp"
   ensure_tauri_driver
 }

@@ -88,6 +88,7 @@ pub mod document;
 pub mod file_kind;
 pub mod language;
 pub mod listing;
+pub mod mcp;
 pub mod model_registry;
 pub mod scripted_model;
 pub mod secrets;

@@ -1,0 +1,118 @@
+//! [`McpTool`]: one tool of a connected server as an agent tool, named for the model by [`ToolNames`] and
+//! described with the server it comes from.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use pi_agent::{AgentTool, AgentToolResult, SharedAgentTool, ToolError, ToolUpdateSink};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::client::{McpClient, McpError, McpToolInfo};
+use crate::mcp::result::tool_result;
+use crate::mcp::tool_name::ToolNames;
+
+/// A server's tool as the agent runs it.
+pub struct McpTool {
+    client: Arc<dyn McpClient>,
+    info: McpToolInfo,
+    model_name: String,
+    description: String,
+    takes_images: bool,
+}
+
+impl McpTool {
+    /// The server's tool `info`, called `model_name` by the model.
+    pub fn new(
+        client: Arc<dyn McpClient>,
+        info: McpToolInfo,
+        model_name: String,
+        takes_images: bool,
+    ) -> Self {
+        let description = match info.description.trim() {
+            "" => format!("A tool of the MCP server \"{}\".", client.server_name()),
+            text => format!(
+                "{text}\n\n(A tool of the MCP server \"{}\".)",
+                client.server_name()
+            ),
+        };
+        McpTool {
+            client,
+            info,
+            model_name,
+            description,
+            takes_images,
+        }
+    }
+
+    /// What the server listed.
+    pub fn info(&self) -> &McpToolInfo {
+        &self.info
+    }
+
+    /// The server it belongs to.
+    pub fn server_name(&self) -> &str {
+        self.client.server_name()
+    }
+}
+
+impl AgentTool for McpTool {
+    fn name(&self) -> &str {
+        &self.model_name
+    }
+
+    fn label(&self) -> &str {
+        &self.info.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.info.input_schema
+    }
+
+    fn execute(
+        &self,
+        _tool_call_id: String,
+        arguments: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateSink,
+    ) -> BoxFuture<'_, Result<AgentToolResult, ToolError>> {
+        Box::pin(async move {
+            match self
+                .client
+                .call(&self.info.name, arguments, on_update, cancel)
+                .await
+            {
+                Ok(result) => tool_result(&result, self.takes_images),
+                Err(McpError::Cancelled) => Err(ToolError::new("Operation aborted")),
+                Err(error) => Err(ToolError::new(error.to_string())),
+            }
+        })
+    }
+}
+
+/// The agent tools of every connected server, in order, named uniquely beside the tools named `taken`.
+pub fn mcp_agent_tools(
+    clients: &[Arc<dyn McpClient>],
+    taken: &[&str],
+    takes_images: bool,
+) -> Vec<SharedAgentTool> {
+    let mut names = ToolNames::with_taken(taken.iter().copied());
+    clients
+        .iter()
+        .flat_map(|client| {
+            client
+                .tools()
+                .iter()
+                .map(|info| (Arc::clone(client), info.clone()))
+                .collect::<Vec<_>>()
+        })
+        .map(|(client, info)| {
+            let model_name = names.assign(client.server_name(), &info.name);
+            Arc::new(McpTool::new(client, info, model_name, takes_images)) as SharedAgentTool
+        })
+        .collect()
+}
