@@ -15,6 +15,7 @@ fn main() {
         "abort",
         "steer",
         "follow_up",
+        "resolve_approval",
         "list_conversations",
         "search_conversations",
         "open_conversation",

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use desktop_host::conversations::{
     Conversations, ConversationsError, ConversationsOptions, SessionOptionsFactory,
 };
+use desktop_host::mcp::McpServers;
 use desktop_host::session::{SessionOptions, SessionState};
 use desktop_host::settings::SettingsService;
 use serde::Serialize;
@@ -32,11 +33,17 @@ pub struct AppState {
     pub conversation_id: Option<String>,
 }
 
-/// Sessions as the real app makes them: from the settings resolved anew each time with the process environment.
-pub(crate) fn sessions_from_settings(settings: SettingsService) -> SessionFactory {
+/// Sessions as the real app makes them: from the settings resolved anew each time with the process environment,
+/// with the tools of the app's MCP servers.
+pub(crate) fn sessions_from_settings(
+    settings: SettingsService,
+    mcp: Arc<McpServers>,
+) -> SessionFactory {
     Arc::new(move || {
         let env = std::env::vars().collect();
-        Ok(settings.session_options(&env, None)?)
+        let mut options = settings.session_options(&env, None)?;
+        options.mcp = Some(Arc::clone(&mcp));
+        Ok(options)
     })
 }
 

@@ -419,6 +419,28 @@ fn a_prompt_with_an_unsupported_image_is_refused_as_invalid_before_anything_runs
 }
 
 #[test]
+fn an_answer_to_an_approval_question_that_does_not_wait_is_refused_as_invalid() {
+    let test_app = scripted_app();
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    let accepted = prompt(&test_app.app, "hello").unwrap();
+    captured.wait_for_idle(&accepted);
+
+    let refusal = tauri::async_runtime::block_on(commands::run::resolve_approval(
+        test_app.app.state::<Conversations>(),
+        serde_json::from_value(accepted["conversationId"].clone()).unwrap(),
+        1,
+        desktop_host::approval::ApprovalDecision::AllowOnce,
+    ))
+    .unwrap_err();
+
+    assert_eq!(refusal.kind, ErrorKind::Invalid);
+    assert_eq!(
+        refusal.message,
+        "this question was already answered or withdrawn"
+    );
+}
+
+#[test]
 fn new_conversation_starts_empty_after_a_run() {
     let test_app = scripted_app();
     let (_snapshot, captured) = subscribe(&test_app.app);

@@ -24,6 +24,7 @@ mod window_state;
 mod window_state_file;
 
 use desktop_host::desktop_paths::DesktopPaths;
+use desktop_host::mcp::McpServers;
 use desktop_host::settings::SettingsService;
 use tauri::{Manager as _, RunEvent};
 
@@ -64,6 +65,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::run::abort,
         commands::run::steer,
         commands::run::follow_up,
+        commands::run::resolve_approval,
         commands::sidebar::list_conversations,
         commands::sidebar::search_conversations,
         commands::sidebar::open_conversation,
@@ -109,10 +111,14 @@ pub fn run() -> Result<(), RunError> {
                 .map(|paths| paths.downloads().to_path_buf())
                 .unwrap_or_else(|| data_dir.clone());
             let settings = SettingsService::from_platform();
+            // The servers of mcp.json start in the background; a run gets the tools of those ready by then.
+            let mcp = std::sync::Arc::new(McpServers::load(settings.config_dir()));
+            let starting = std::sync::Arc::clone(&mcp);
+            tauri::async_runtime::spawn(async move { starting.start_all().await });
             let conversations = host::open_conversations(
                 data_dir.clone(),
                 export_dir,
-                host::sessions_from_settings(settings.clone()),
+                host::sessions_from_settings(settings.clone(), mcp),
             )?;
             app.manage(conversations);
             app.manage(settings);

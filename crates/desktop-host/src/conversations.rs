@@ -272,6 +272,14 @@ impl Conversations {
         self.lock_open().active_conversation()
     }
 
+    /// Conversation `id`'s session if it is open (active or answering in the background); never starts one.
+    pub fn open_session(&self, id: &ConversationId) -> Option<DesktopSession> {
+        self.lock_open()
+            .sessions
+            .get(id)
+            .map(|conversation| conversation.session.clone())
+    }
+
     /// Makes a new, empty conversation active. The active one keeps running if it streams. When the active
     /// conversation is still empty and idle, it is reused instead of adding another empty one.
     pub async fn new_conversation(&self) -> Result<OpenConversation, ConversationsError> {

@@ -80,6 +80,7 @@
 //! ```
 
 pub mod allowed_folder;
+pub mod approval;
 pub mod conversations;
 pub mod desktop_paths;
 pub mod desktop_tools;

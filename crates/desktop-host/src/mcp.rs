@@ -19,6 +19,7 @@ pub mod config;
 mod environment;
 pub mod launch;
 pub mod result;
+pub mod servers;
 pub mod tool_name;
 
 pub use agent_tool::{McpTool, mcp_agent_tools};
@@ -28,4 +29,5 @@ pub use config::{
     parse_mcp_config,
 };
 pub use launch::RmcpClient;
+pub use servers::{McpServerState, McpServers};
 pub use tool_name::{MODEL_TOOL_NAME_MAX, ToolNames, model_tool_name};

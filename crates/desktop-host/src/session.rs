@@ -34,6 +34,10 @@ use serde::Serialize;
 use tokio::sync::{OwnedMutexGuard, mpsc, oneshot};
 
 mod prompt_images;
+mod run_handle;
+mod run_tools;
+
+pub use run_handle::RunHandle;
 
 /// The image block a [`SessionPrompt`] carries (pi-ai's), for callers without a pi-ai dependency.
 pub use pi_ai::ImageContent;
@@ -42,9 +46,11 @@ pub use prompt_images::{
     validate_prompt_images,
 };
 
+use crate::approval::{ApprovalDecision, ApprovalError};
 use crate::desktop_paths::DesktopPaths;
-use crate::desktop_tools::{DesktopToolContext, desktop_agent_tools};
+use crate::desktop_tools::DesktopToolContext;
 use crate::diagnostics::Diagnostics;
+use crate::mcp::McpServers;
 use crate::model_registry::{ModelSetupError, model_for, models_for};
 use crate::settings::ResolvedSettings;
 use crate::store::ConversationRecorder;
@@ -73,6 +79,8 @@ pub struct SessionOptions {
     pub coalesce_window: Duration,
     /// Saves the conversation as it streams (checkpoints and completed messages).
     pub recorder: Option<Arc<Mutex<ConversationRecorder>>>,
+    /// MCP servers whose tools the runs get (each call asks the user first, unless granted).
+    pub mcp: Option<Arc<McpServers>>,
 }
 
 impl SessionOptions {
@@ -86,6 +94,7 @@ impl SessionOptions {
             envelope_capacity: DEFAULT_ENVELOPE_CAPACITY,
             coalesce_window: crate::wire::COALESCE_WINDOW,
             recorder: None,
+            mcp: None,
         }
     }
 }
@@ -114,29 +123,6 @@ impl SessionError {
             self,
             SessionError::Busy(_) | SessionError::NothingToContinue(_)
         )
-    }
-}
-
-/// An accepted run: its id (every envelope of the run carries it) and its end.
-#[derive(Debug)]
-pub struct RunHandle {
-    run_id: RunId,
-    finished: oneshot::Receiver<Result<(), AgentError>>,
-}
-
-impl RunHandle {
-    /// The run's id.
-    pub fn run_id(&self) -> RunId {
-        self.run_id
-    }
-
-    /// Resolves once the run settled and its `idle` notice went to the forwarder.
-    pub async fn finished(self) -> Result<(), SessionError> {
-        match self.finished.await {
-            Ok(result) => result.map_err(SessionError::Agent),
-            // The run's task was cancelled with the runtime: the run is over either way.
-            Err(_) => Ok(()),
-        }
     }
 }
 
@@ -201,6 +187,7 @@ pub struct DesktopSession {
 struct SessionInner {
     agent: Agent,
     tool_context: Mutex<DesktopToolContext>,
+    run_tools: run_tools::RunTools,
     /// Held by the run in progress until its `idle` went to the forwarder.
     run_gate: Arc<tokio::sync::Mutex<()>>,
     /// The last run id handed out.
@@ -223,17 +210,21 @@ impl DesktopSession {
         };
         let tool_context = DesktopToolContext::new(options.paths.clone(), settings.language);
         let diagnostics = tool_context.diagnostics.clone();
+        let run_tools = run_tools::RunTools::new(options.mcp.clone());
+        let (forward_tx, forward_rx) = mpsc::channel(options.envelope_capacity.max(1));
         let mut agent_options = AgentOptions::new(stream_fn);
         agent_options.initial_state = AgentInitialState {
             system_prompt: Some(settings.system_prompt.clone()),
             model: Some(model_for(settings)),
             thinking_level: Some(settings.thinking_level),
-            tools: desktop_agent_tools(&tool_context),
+            tools: run_tools.tools(&tool_context),
             messages: options.messages.clone(),
         };
+        agent_options.config.before_tool_call =
+            Some(run_tools.before_tool_call(forward_tx.clone()));
         let agent = Agent::new(agent_options);
+        run_tools.bind(agent.downgrade());
 
-        let (forward_tx, forward_rx) = mpsc::channel(options.envelope_capacity.max(1));
         // The forwarder ends by itself once the last sender (this session's, its listener's) is gone, after
         // delivering everything, so dropping the session never loses a run's last envelopes.
         spawn_forwarder(
@@ -253,6 +244,7 @@ impl DesktopSession {
         let inner = SessionInner {
             agent,
             tool_context: Mutex::new(tool_context),
+            run_tools,
             run_gate: Arc::new(tokio::sync::Mutex::new(())),
             last_run: AtomicU64::new(0),
             forward_tx,
@@ -280,6 +272,8 @@ impl DesktopSession {
         prompt: impl Into<SessionPrompt>,
     ) -> Result<RunHandle, SessionError> {
         let gate = self.take_run_gate(RunKind::Prompt)?;
+        self.inner.run_tools.servers_started().await;
+        self.refresh_tools();
         let (text, images) = prompt.into().into_parts();
         let transcript = self.inner.agent.state().messages;
         let run = self
@@ -297,6 +291,8 @@ impl DesktopSession {
     /// before it. pi's `continue()` would refuse an assistant tail, and providers skip such messages anyway.
     pub async fn start_continue(&self) -> Result<RunHandle, SessionError> {
         let gate = self.take_run_gate(RunKind::Continue)?;
+        self.inner.run_tools.servers_started().await;
+        self.refresh_tools();
         self.inner.agent.update_messages(|messages| {
             let failed_tail = messages
                 .last()
@@ -329,6 +325,31 @@ impl DesktopSession {
     /// Continues to the end: [`DesktopSession::start_continue`] and [`RunHandle::finished`].
     pub async fn continue_run(&self) -> Result<(), SessionError> {
         self.start_continue().await?.finished().await
+    }
+
+    /// The user's answer to an `approval_requested` question of this session.
+    pub fn resolve_approval(
+        &self,
+        request_id: u64,
+        decision: ApprovalDecision,
+    ) -> Result<(), ApprovalError> {
+        self.inner
+            .run_tools
+            .approvals()
+            .resolve(request_id, decision)
+    }
+
+    /// A run gets the tools of the servers ready now (a server that became ready serves from this run on).
+    fn refresh_tools(&self) {
+        let tools = {
+            let tool_context = self
+                .inner
+                .tool_context
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            self.inner.run_tools.tools(&tool_context)
+        };
+        self.inner.agent.set_tools(tools);
     }
 
     /// True when both handles are the same session (clones of one another).
@@ -390,7 +411,7 @@ impl DesktopSession {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             tool_context.language = settings.language;
-            desktop_agent_tools(&tool_context)
+            self.inner.run_tools.tools(&tool_context)
         };
         let agent = &self.inner.agent;
         agent.configure(|config| config.stream_fn = stream_fn);

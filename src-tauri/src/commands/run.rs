@@ -1,6 +1,7 @@
 //! Commands that start, steer and stop a run. `prompt` and `continue_run` return as soon as the run is accepted
 //! (with its id) or refused; its envelopes reach the window on the Channel it subscribed with (see `stream`).
 
+use desktop_host::approval::{ApprovalDecision, ApprovalError};
 use desktop_host::conversations::Conversations;
 use desktop_host::session::{ImageContent, RunHandle, SessionPrompt};
 use desktop_host::store::ConversationId;
@@ -89,6 +90,25 @@ pub(crate) async fn steer(
     let active = conversations.active().await.map_err(to_command_error)?;
     active.session.steer(text);
     Ok(())
+}
+
+/// The user's answer to a tool call's approval question (`approval_requested`) in conversation
+/// `conversation_id`; refused with `invalid` when the question was already answered or withdrawn by Stop.
+#[tauri::command]
+pub(crate) async fn resolve_approval(
+    conversations: State<'_, Conversations>,
+    conversation_id: ConversationId,
+    request_id: u64,
+    decision: ApprovalDecision,
+) -> Result<(), CommandError> {
+    let session = conversations
+        .open_session(&conversation_id)
+        .ok_or_else(|| {
+            CommandError::new(ErrorKind::Invalid, ApprovalError::NotPending.to_string())
+        })?;
+    session
+        .resolve_approval(request_id, decision)
+        .map_err(|error| CommandError::new(ErrorKind::Invalid, error.to_string()))
 }
 
 /// Queues a message for when the active run would end.

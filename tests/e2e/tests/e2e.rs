@@ -27,5 +27,8 @@ mod long_answer;
 // The window's one live stream: a reload mid-answer, and two conversations answering at once.
 mod live_stream;
 
+// An MCP tool call against the real reference server: the approval card, Allow once, Deny, Stop.
+mod mcp_approval;
+
 // The first window: layout, idle state, the composer.
 mod window;

@@ -1,7 +1,8 @@
 // The UI's texts in English and Chinese. The language follows navigator.language unless the settings pick one.
 import type { LanguageSetting } from "../ipc/wire";
 import type { ErrorAdvice } from "../state/selectors";
-import type { RunStatus, ToolRunStatus } from "../state/chat";
+import type { RunStatus } from "../state/chat";
+import type { ToolCardState } from "../state/selectors";
 
 export type Language = "en" | "zh";
 
@@ -31,7 +32,25 @@ const en = {
     list_folder: "List a folder",
     read_document: "Read a document",
   } as Record<string, string>,
-  toolState: { running: "Running", done: "Done", error: "Failed" } satisfies Record<ToolRunStatus, string>,
+  toolState: {
+    running: "Running",
+    done: "Done",
+    error: "Failed",
+    awaiting_approval: "Waiting for your approval",
+    stopped: "Stopped, not run",
+  } satisfies Record<ToolCardState, string>,
+  approval: {
+    title: (tool: string, server: string) => `Run ${tool} from the MCP server “${server}”?`,
+    readOnlyClaim: "The server says this tool only reads.",
+    destructiveClaim: "The server says this tool may change or delete data.",
+    allowOnce: "Allow once",
+    allowConversation: "Allow in this conversation",
+    allowToolAlways: "Always allow this tool",
+    allowServerAlways: "Always allow this server",
+    deny: "Deny",
+    denyAndStop: "Deny and stop",
+    notePlaceholder: "Optional note for the assistant (why, or what to do instead)",
+  },
   toolArguments: "Arguments",
   toolResult: "Result",
   toolProgress: "Progress",
@@ -120,7 +139,19 @@ const zh: Strings = {
     list_folder: "查询文件夹",
     read_document: "读取文档",
   },
-  toolState: { running: "运行中", done: "完成", error: "失败" },
+  toolState: { running: "运行中", done: "完成", error: "失败", awaiting_approval: "等待你的批准", stopped: "已停止，未运行" },
+  approval: {
+    title: (tool: string, server: string) => `要运行 MCP 服务器“${server}”的 ${tool} 吗？`,
+    readOnlyClaim: "服务器声称此工具只读取数据。",
+    destructiveClaim: "服务器声称此工具可能修改或删除数据。",
+    allowOnce: "允许一次",
+    allowConversation: "在此对话中允许",
+    allowToolAlways: "始终允许此工具",
+    allowServerAlways: "始终允许此服务器",
+    deny: "拒绝",
+    denyAndStop: "拒绝并停止",
+    notePlaceholder: "给助手的备注（可选：原因或改做什么）",
+  },
   toolArguments: "参数",
   toolResult: "结果",
   toolProgress: "进度",

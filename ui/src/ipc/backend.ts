@@ -5,6 +5,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 
 import type {
   AppInfo,
+  ApprovalDecision,
   AppState,
   CommandError,
   Envelope,
@@ -49,6 +50,11 @@ export function sendPrompt(text: string, images: readonly ImageInput[]): Promise
 /** Retry after a failed or stopped answer: continues the run from where it failed; resolves once accepted. */
 export function continueRun(): Promise<RunAccepted> {
   return invoke<RunAccepted>("continue_run");
+}
+
+/** The user's answer to a tool call's approval question in conversation `conversationId`. */
+export function resolveApproval(conversationId: string, requestId: number, decision: ApprovalDecision): Promise<null> {
+  return invoke<null>("resolve_approval", { conversationId, requestId, decision });
 }
 
 /** Stop: aborts the active run (a no-op when idle). */

@@ -7,6 +7,9 @@ import type { SettingsInput } from "./bindings/SettingsInput";
 
 export * from "./pi";
 export type { AppInfo } from "./bindings/AppInfo";
+export type { ApprovalDecision } from "./bindings/ApprovalDecision";
+export type { ApprovalOutcome } from "./bindings/ApprovalOutcome";
+export type { ApprovalRequest } from "./bindings/ApprovalRequest";
 export type { AppState } from "./bindings/AppState";
 export type { ConversationList } from "./bindings/ConversationList";
 export type { ConversationSummary } from "./bindings/ConversationSummary";

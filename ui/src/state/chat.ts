@@ -7,6 +7,7 @@
 import type {
   AgentEvent,
   AgentMessage,
+  ApprovalRequest,
   AssistantMessage,
   CommandError,
   Envelope,
@@ -47,6 +48,15 @@ export type TranscriptItem = UserItem | AssistantItem;
 
 export type ToolRunStatus = "running" | "done" | "error";
 
+/**
+ * A tool call's approval question: `waiting` for the user, `answering` while the answer is on its way, then how
+ * it ended (`allowed`, `denied`, or `withdrawn` by Stop).
+ */
+export interface ApprovalView {
+  request: ApprovalRequest;
+  status: "waiting" | "answering" | "allowed" | "denied" | "withdrawn";
+}
+
 /** One tool execution, keyed by tool call id. */
 export interface ToolRun {
   toolCallId: string;
@@ -86,6 +96,8 @@ export interface ChatState {
   /** The assistant item between its message_start and message_end. */
   streamingAssistantId: string | null;
   tools: Readonly<Record<string, ToolRun>>;
+  /** Approval questions by tool call id. */
+  approvals: Readonly<Record<string, ApprovalView>>;
   /** Turns of the current (or last) run. */
   turnCount: number;
   /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
@@ -109,6 +121,10 @@ export type ChatAction =
   | { type: "run_taken_elsewhere" }
   /** Stop was pressed: abort is being invoked. */
   | { type: "stop_requested" }
+  /** The user answered the approval question of this tool call: resolve_approval is being invoked. */
+  | { type: "approval_answered"; toolCallId: string }
+  /** resolve_approval was refused: the question (if it still waits) can be answered again. */
+  | { type: "approval_answer_failed"; toolCallId: string; error: CommandError }
   /** A command rejected with `{kind, message}`. */
   | { type: "command_failed"; command: string; error: CommandError }
   | { type: "banner_dismissed" };
@@ -127,6 +143,7 @@ export const initialChatState: ChatState = {
   transcript: [],
   streamingAssistantId: null,
   tools: {},
+  approvals: {},
   turnCount: 0,
   tokensUsed: 0,
   banner: null,
@@ -183,6 +200,13 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
     case "stop_requested":
       return { ...state, stopRequested: true };
+    case "approval_answered":
+      return withApprovalStatus(state, action.toolCallId, "waiting", "answering");
+    case "approval_answer_failed":
+      return {
+        ...withApprovalStatus(state, action.toolCallId, "answering", "waiting"),
+        banner: { source: "command", kind: action.error.kind, message: action.error.message },
+      };
     case "command_failed":
       return {
         ...state,
@@ -252,6 +276,15 @@ function applyNotice(state: ChatState, notice: HostNotice): ChatState {
     case "state":
       // The run state follows the events; the host's summary adds nothing the window needs.
       return state;
+    case "approval_requested": {
+      const { type: _type, ...request } = notice;
+      return { ...state, approvals: { ...state.approvals, [request.toolCallId]: { request, status: "waiting" } } };
+    }
+    case "approval_resolved": {
+      const view = state.approvals[notice.toolCallId];
+      if (view === undefined) return state;
+      return { ...state, approvals: { ...state.approvals, [notice.toolCallId]: { ...view, status: notice.outcome } } };
+    }
     case "idle":
       return {
         ...finishStreamingAssistant(state, "done"),
@@ -315,6 +348,18 @@ function applyEvent(state: ChatState, event: AgentEvent): ChatState {
     default:
       return ignoreUnknown(event, state);
   }
+}
+
+/** Moves a question from `from` to `to`; any other status stays. */
+function withApprovalStatus(
+  state: ChatState,
+  toolCallId: string,
+  from: ApprovalView["status"],
+  to: ApprovalView["status"],
+): ChatState {
+  const view = state.approvals[toolCallId];
+  if (view === undefined || view.status !== from) return state;
+  return { ...state, approvals: { ...state.approvals, [toolCallId]: { ...view, status: to } } };
 }
 
 function newToolRun(toolCallId: string, toolName: string, args: unknown): ToolRun {

@@ -1,7 +1,10 @@
 // Derived facts the components read; JSX holds no logic of its own. Every run fact is a function of the
 // conversation's state, which envelopes alone move (plus the one fact that this window asked for a run).
 import type { AppInfo, FileEntry, FileListDetails } from "../ipc/wire";
-import type { AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus } from "./chat";
+import type { ApprovalView, AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus } from "./chat";
+
+/** A tool card's state: its execution's, or waiting for the user's approval, or stopped before it ran. */
+export type ToolCardState = ToolRunStatus | "awaiting_approval" | "stopped";
 
 /**
  * Send is enabled only when the run settled: its idle notice arrived (no run in progress, run status `idle`)
@@ -35,11 +38,15 @@ export function runningToolCallIds(state: ChatState): string[] {
  * A tool card's state: its execution's, or `running` while the call waits to execute in an active run; a call
  * that never ran, or never finished, before the run settled counts as an error.
  */
-export function toolCardState(state: ChatState, toolCallId: string): ToolRunStatus {
-  return toolCardStateOf(state.tools[toolCallId], !canSend(state));
+export function toolCardState(state: ChatState, toolCallId: string): ToolCardState {
+  return toolCardStateOf(state.tools[toolCallId], !canSend(state), state.approvals[toolCallId]);
 }
 
-export function toolCardStateOf(run: ToolRun | undefined, runActive: boolean): ToolRunStatus {
+export function toolCardStateOf(run: ToolRun | undefined, runActive: boolean, approval?: ApprovalView): ToolCardState {
+  if (approval !== undefined && (approval.status === "waiting" || approval.status === "answering") && runActive) {
+    return "awaiting_approval";
+  }
+  if (approval?.status === "withdrawn") return "stopped";
   if (run === undefined || run.status === "running") return runActive ? "running" : "error";
   return run.status;
 }

@@ -143,6 +143,7 @@ mockIPC((cmd, payload) => {
       settings = { ...settings, apiKeySet: false };
       return settings;
     case "abort":
+    case "resolve_approval":
       return null;
     case "list_conversations":
       return window.__chatMock.conversations.list;

@@ -318,7 +318,13 @@ async fn print_envelopes(mut envelopes: mpsc::UnboundedReceiver<Envelope>, json:
             EnvelopePayload::Notice(HostNotice::Error { message, .. }) => {
                 eprintln!("pi-chat: {message}")
             }
-            EnvelopePayload::Notice(HostNotice::State { .. } | HostNotice::Idle) => {}
+            // pi-chat's sessions have no MCP servers, so nothing asks for approval.
+            EnvelopePayload::Notice(
+                HostNotice::State { .. }
+                | HostNotice::Idle
+                | HostNotice::ApprovalRequested(_)
+                | HostNotice::ApprovalResolved { .. },
+            ) => {}
         }
         let _ = stdout.flush();
     }

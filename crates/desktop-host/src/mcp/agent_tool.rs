@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use pi_agent::{AgentTool, AgentToolResult, SharedAgentTool, ToolError, ToolUpdateSink};
+use pi_agent::{AgentTool, AgentToolResult, ToolError, ToolUpdateSink};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::McpToolRef;
 use crate::mcp::client::{McpClient, McpError, McpToolInfo};
 use crate::mcp::result::tool_result;
 use crate::mcp::tool_name::ToolNames;
@@ -54,6 +55,16 @@ impl McpTool {
     pub fn server_name(&self) -> &str {
         self.client.server_name()
     }
+
+    /// The tool as approval knows it.
+    pub fn approval_ref(&self) -> McpToolRef {
+        McpToolRef {
+            server: self.server_name().to_owned(),
+            tool: self.info.name.clone(),
+            read_only_claim: self.info.read_only_hint,
+            destructive_claim: self.info.destructive_hint,
+        }
+    }
 }
 
 impl AgentTool for McpTool {
@@ -99,7 +110,7 @@ pub fn mcp_agent_tools(
     clients: &[Arc<dyn McpClient>],
     taken: &[&str],
     takes_images: bool,
-) -> Vec<SharedAgentTool> {
+) -> Vec<Arc<McpTool>> {
     let mut names = ToolNames::with_taken(taken.iter().copied());
     clients
         .iter()
@@ -112,7 +123,7 @@ pub fn mcp_agent_tools(
         })
         .map(|(client, info)| {
             let model_name = names.assign(client.server_name(), &info.name);
-            Arc::new(McpTool::new(client, info, model_name, takes_images)) as SharedAgentTool
+            Arc::new(McpTool::new(client, info, model_name, takes_images))
         })
         .collect()
 }

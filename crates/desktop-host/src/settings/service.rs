@@ -142,6 +142,11 @@ impl SettingsService {
         }
     }
 
+    /// The config folder (settings, keys, `mcp.json`), if the platform names one.
+    pub fn config_dir(&self) -> Option<&Path> {
+        self.inner.config_dir.as_deref()
+    }
+
     /// Where the settings file is, if the platform names a config folder.
     pub fn settings_path(&self) -> Option<PathBuf> {
         self.inner

@@ -8,6 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use ts_rs::TS;
 
+use crate::approval::{ApprovalOutcome, ApprovalRequest};
 use crate::store::ConversationId;
 
 /// The wire protocol version; see the bump rule in the `wire` module doc.
@@ -80,6 +81,17 @@ pub enum HostNotice {
     },
     /// The run settled (after the `agent_end` listeners); Send may be re-enabled.
     Idle,
+    /// A tool call waits for the user's answer (its tool card asks).
+    ApprovalRequested(ApprovalRequest),
+    /// A question of `approval_requested` ended.
+    ApprovalResolved {
+        /// The question.
+        request_id: u64,
+        /// The call it was about.
+        tool_call_id: String,
+        /// How it ended.
+        outcome: ApprovalOutcome,
+    },
     /// A host-side failure beside the run; `message` is safe to show.
     Error {
         /// Which part of the host failed.

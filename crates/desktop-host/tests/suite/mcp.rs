@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use desktop_host::mcp::{McpClient, McpError, McpServerConfig, RmcpClient, mcp_agent_tools};
-use pi_agent::{Agent, AgentEvent, AgentInitialState, AgentOptions, HookError};
+use pi_agent::{Agent, AgentEvent, AgentInitialState, AgentOptions, AgentTool, HookError};
 use pi_ai::ToolCall;
 use pi_ai::scripted::{ScriptedProvider, text_message, tool_call_message};
 use serde_json::{Value, json};
@@ -55,7 +55,10 @@ async fn run_through_the_agent(
     let mut options = AgentOptions::new(model.stream_fn());
     options.initial_state = AgentInitialState {
         model: model.model(None),
-        tools: mcp_agent_tools(&[client], &[], true),
+        tools: mcp_agent_tools(&[client], &[], true)
+            .into_iter()
+            .map(|tool| tool as pi_agent::SharedAgentTool)
+            .collect(),
         ..AgentInitialState::default()
     };
     let agent = Agent::new(options);
@@ -270,4 +273,217 @@ async fn a_server_that_exits_before_the_handshake_is_reported_with_its_last_outp
         message.ends_with("its last output: cannot read config.yaml (***)"),
         "{message}"
     );
+}
+
+mod approval {
+    //! Approval of MCP calls through a real session: the question on the stream, each answer, and Stop.
+
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use desktop_host::approval::ApprovalDecision;
+    use desktop_host::mcp::{McpConfig, McpServers};
+    use desktop_host::session::{DesktopSession, SessionOptions};
+    use desktop_host::settings::{
+        NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings,
+    };
+    use pi_ai::ToolCall;
+    use pi_ai::scripted::{ScriptedProvider, text_message, tool_call_message};
+    use serde_json::{Value, json};
+
+    use super::everything_config;
+    use crate::support::envelopes::{EnvelopeLog, events};
+    use crate::support::home::test_home;
+
+    async fn session_calling(
+        calls: Vec<(&str, Value)>,
+    ) -> (DesktopSession, EnvelopeLog, crate::support::home::TestHome) {
+        let home = test_home();
+        let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
+            .into_iter()
+            .collect();
+        let settings = resolve_settings(&ResolveInputs {
+            file: &SettingsFile::default(),
+            env: &env,
+            key_env_override: None,
+            key_source: &NoKeySource,
+            probe: &TcpProbe::default(),
+            settings_path: None,
+        })
+        .unwrap();
+        let servers = McpServers::from_config(
+            McpConfig {
+                servers: vec![everything_config()],
+            },
+            Vec::new(),
+        );
+        servers.start_all().await;
+        let mut responses = Vec::new();
+        for (index, (tool, arguments)) in calls.into_iter().enumerate() {
+            responses.push(tool_call_message([ToolCall::new(
+                format!("call_{index}"),
+                tool,
+                arguments,
+            )]));
+            responses.push(text_message(format!("answer {index}")));
+        }
+        let model = ScriptedProvider::new(responses);
+        let mut options = SessionOptions::new(settings, home.paths.clone());
+        options.stream_fn = Some(model.stream_fn());
+        options.mcp = Some(Arc::new(servers));
+        let (session, envelopes) = DesktopSession::start_with_channel(options).unwrap();
+        (session, EnvelopeLog::start(envelopes), home)
+    }
+
+    fn is_question(envelope: &Value) -> bool {
+        envelope["notice"]["type"] == "approval_requested"
+    }
+
+    fn tool_results(envelopes: &[Value]) -> Vec<Value> {
+        events(envelopes)
+            .into_iter()
+            .filter(|event| event["type"] == "tool_execution_end")
+            .cloned()
+            .collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_mcp_call_asks_first_and_allow_once_runs_it() {
+        let (session, mut log, _home) =
+            session_calling(vec![("everything__get-sum", json!({"a": 2, "b": 3}))]).await;
+
+        let run = session.start_prompt("add").await.unwrap();
+        let question = log.wait_for(is_question).await;
+        assert_eq!(
+            question["notice"],
+            json!({"type": "approval_requested", "requestId": 1, "toolCallId": "call_0", "server": "everything",
+                   "tool": "get-sum", "arguments": {"a": 2, "b": 3}, "readOnlyClaim": true, "destructiveClaim": false})
+        );
+        assert!(
+            tool_results(&log.seen).is_empty(),
+            "nothing ran before the answer"
+        );
+        session
+            .resolve_approval(1, ApprovalDecision::AllowOnce)
+            .unwrap();
+        run.finished().await.unwrap();
+        log.wait_for_idle().await;
+
+        let results = tool_results(&log.seen);
+        assert_eq!(results[0]["isError"], false);
+        assert_eq!(
+            results[0]["result"]["content"][0]["text"],
+            "The sum of 2 and 3 is 5."
+        );
+        assert!(
+            log.seen
+                .iter()
+                .any(|envelope| envelope["notice"]["outcome"] == "allowed")
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn deny_gives_the_model_the_refusal_and_its_note_and_the_run_goes_on() {
+        let (session, mut log, _home) =
+            session_calling(vec![("everything__get-sum", json!({"a": 1, "b": 1}))]).await;
+
+        let run = session.start_prompt("add").await.unwrap();
+        let question = log.wait_for(is_question).await;
+        let request_id = question["notice"]["requestId"].as_u64().unwrap();
+        session
+            .resolve_approval(
+                request_id,
+                ApprovalDecision::Deny {
+                    note: Some("not now".to_owned()),
+                },
+            )
+            .unwrap();
+        run.finished().await.unwrap();
+        log.wait_for_idle().await;
+
+        let results = tool_results(&log.seen);
+        assert_eq!(results[0]["isError"], true);
+        assert_eq!(
+            results[0]["result"]["content"][0]["text"],
+            "The user denied this call of get-sum (MCP server \"everything\"); it was not run. The user's note: not now"
+        );
+        let answer = events(&log.seen)
+            .into_iter()
+            .rev()
+            .find(|event| event["type"] == "message_end")
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            answer["message"]["content"][0]["text"], "answer 0",
+            "the run went on to the answer"
+        );
+        assert!(
+            session
+                .resolve_approval(request_id, ApprovalDecision::AllowOnce)
+                .is_err(),
+            "answered once"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stop_while_the_question_waits_withdraws_it_and_nothing_runs() {
+        let (session, mut log, _home) =
+            session_calling(vec![("everything__get-sum", json!({"a": 1, "b": 2}))]).await;
+
+        let run = session.start_prompt("add").await.unwrap();
+        let question = log.wait_for(is_question).await;
+        session.abort();
+        run.finished().await.unwrap();
+        log.wait_for_idle().await;
+
+        let request_id = question["notice"]["requestId"].as_u64().unwrap();
+        assert!(
+            log.seen
+                .iter()
+                .any(|envelope| envelope["notice"]["outcome"] == "withdrawn")
+        );
+        assert!(
+            session
+                .resolve_approval(request_id, ApprovalDecision::AllowOnce)
+                .is_err()
+        );
+        let results = tool_results(&log.seen);
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0]["isError"], true, "{:?}", results[0]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn allow_in_this_conversation_does_not_ask_again_for_that_tool() {
+        let (session, mut log, _home) = session_calling(vec![
+            ("everything__get-sum", json!({"a": 1, "b": 2})),
+            ("everything__get-sum", json!({"a": 3, "b": 4})),
+        ])
+        .await;
+
+        let first = session.start_prompt("add").await.unwrap();
+        let question = log.wait_for(is_question).await;
+        session
+            .resolve_approval(
+                question["notice"]["requestId"].as_u64().unwrap(),
+                ApprovalDecision::AllowConversation,
+            )
+            .unwrap();
+        first.finished().await.unwrap();
+        log.wait_for_idle().await;
+        session.prompt("again").await.unwrap();
+        log.wait_for_idle().await;
+
+        assert_eq!(
+            log.seen
+                .iter()
+                .filter(|envelope| is_question(envelope))
+                .count(),
+            1
+        );
+        let results = tool_results(&log.seen);
+        assert_eq!(
+            results[1]["result"]["content"][0]["text"],
+            "The sum of 3 and 4 is 7."
+        );
+    }
 }

@@ -10,6 +10,7 @@ import type { AssistantItem, ToolRun } from "../../state/chat";
 import { errorAdvice, toolCardStateOf } from "../../state/selectors";
 import { AlertIcon } from "./icons";
 import { ThinkingBlock } from "./ThinkingBlock";
+import { useApprovalAnswers } from "./approval-context";
 import { ToolCard } from "./ToolCard";
 
 interface AssistantMessageProps {
@@ -30,6 +31,7 @@ export const AssistantMessage = memo(function AssistantMessage({
   onRetry,
 }: AssistantMessageProps) {
   const strings = useStrings();
+  const { approvals } = useApprovalAnswers();
   const backlog = useNestedBacklog();
   // An answer that ended is shown as ended only once its text is on screen.
   const status = useCaughtUp(backlog) ? item.status : "streaming";
@@ -57,7 +59,7 @@ export const AssistantMessage = memo(function AssistantMessage({
                     key={block.id === "" ? index : block.id}
                     call={block}
                     run={tools[block.id]}
-                    state={toolCardStateOf(tools[block.id], runActive)}
+                    state={toolCardStateOf(tools[block.id], runActive, approvals[block.id])}
                     language={language}
                   />
                 );

@@ -1,6 +1,6 @@
 // The chat window: the conversation sidebar (collapsible; collapsed at first in a narrow window) beside the
 // header, error banner, transcript, composer and status line, plus the settings panel.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
@@ -10,6 +10,7 @@ import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
 import { answeringIds, shownView } from "../../state/window";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { Sidebar } from "../sidebar/Sidebar";
+import { ApprovalContext } from "./approval-context";
 import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
 import { PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
@@ -42,7 +43,11 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
   const facts = statusLine(state);
   const shownFacts = caughtUp || facts.status !== "idle" ? facts : { ...facts, status: "running" as const };
   const stopEnabled = canStop(state);
-  const { stop } = intents;
+  const { stop, answerApproval } = intents;
+  const approvalAnswers = useMemo(
+    () => ({ approvals: state.approvals, answer: answerApproval }),
+    [state.approvals, answerApproval],
+  );
 
   // The sidebar follows the window across the width threshold (collapsed when it becomes narrow); in between,
   // the toggle decides.
@@ -144,7 +149,9 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
           <ErrorBanner banner={banner} onDismiss={state.banner !== null ? intents.dismissBanner : null} />
         ) : null}
         <RenderBacklogContext.Provider value={backlog}>
-          <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+          <ApprovalContext.Provider value={approvalAnswers}>
+            <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+          </ApprovalContext.Provider>
         </RenderBacklogContext.Provider>
         <footer className="composer-area">
           <Composer

@@ -4,15 +4,17 @@ import { useState } from "react";
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
 import type { ToolCallBlockView } from "../../state/assistant-blocks";
-import type { ToolRun, ToolRunStatus } from "../../state/chat";
-import { fileListDetails, resultText } from "../../state/selectors";
+import type { ToolRun } from "../../state/chat";
+import { fileListDetails, resultText, type ToolCardState } from "../../state/selectors";
+import { useApprovalAnswers } from "./approval-context";
+import { ApprovalPrompt } from "./ApprovalPrompt";
 import { FileList } from "./FileList";
 import { ChevronIcon } from "./icons";
 
 interface ToolCardProps {
   call: ToolCallBlockView;
   run: ToolRun | undefined;
-  state: ToolRunStatus;
+  state: ToolCardState;
   language: Language;
 }
 
@@ -29,6 +31,8 @@ export function ToolCard({ call, run, state, language }: ToolCardProps) {
   const latestUpdate = run?.updates[run.updates.length - 1];
   const files = run?.result === undefined ? null : fileListDetails(run.result);
   const text = run?.result === undefined ? "" : resultText(run.result);
+  const { approvals, answer } = useApprovalAnswers();
+  const approval = approvals[call.id];
 
   return (
     <section className={`tool-card ${state}`} data-testid="tool-card" data-tool={name} data-state={state}>
@@ -48,9 +52,12 @@ export function ToolCard({ call, run, state, language }: ToolCardProps) {
           {strings.toolState[state]}
         </span>
       </button>
+      {state === "awaiting_approval" && approval !== undefined ? (
+        <ApprovalPrompt view={approval} onAnswer={(decision) => answer(approval, decision)} />
+      ) : null}
       {expanded ? (
         <div className="tool-card-body">
-          {argsText !== "" && argsText !== "{}" ? (
+          {argsText !== "" && argsText !== "{}" && state !== "awaiting_approval" ? (
             <div className="tool-section">
               <div className="tool-section-title">{strings.toolArguments}</div>
               <pre className="tool-args">{argsText}</pre>

@@ -10,12 +10,13 @@ import {
   fetchAppInfo,
   getState,
   newConversation,
+  resolveApproval,
   sendPrompt,
   subscribe,
   toCommandError,
 } from "../../ipc/backend";
-import type { AppState, Envelope, RunAccepted } from "../../ipc/wire";
-import type { ChatAction } from "../../state/chat";
+import type { AppState, ApprovalDecision, Envelope, RunAccepted } from "../../ipc/wire";
+import type { ApprovalView, ChatAction } from "../../state/chat";
 import { canSend, canStop } from "../../state/selectors";
 import {
   initialWindowState,
@@ -36,6 +37,8 @@ export interface ChatIntents {
   /** The shown conversation was deleted: show what get_state opens instead. */
   reloadAfterDelete: () => void;
   dismissBanner: () => void;
+  /** The user answered a tool call's approval question. */
+  answerApproval: (view: ApprovalView, decision: ApprovalDecision) => void;
 }
 
 export function useChat(): [WindowState, ChatIntents] {
@@ -156,12 +159,30 @@ export function useChat(): [WindowState, ChatIntents] {
     );
   }, [conversationId, show]);
 
+  const answerApproval = useCallback(
+    (view: ApprovalView, decision: ApprovalDecision) => {
+      const toolCallId = view.request.toolCallId;
+      dispatch({ type: "chat", conversationId, action: { type: "approval_answered", toolCallId } });
+      resolveApproval(conversationId, view.request.requestId, decision).catch((error: unknown) =>
+        dispatch({
+          type: "chat",
+          conversationId,
+          action: { type: "approval_answer_failed", toolCallId, error: toCommandError(error) },
+        }),
+      );
+    },
+    [conversationId],
+  );
+
   const dismissBanner = useCallback(
     () => dispatch({ type: "chat", conversationId, action: { type: "banner_dismissed" } }),
     [conversationId],
   );
 
-  return [state, { send, stop, retry, startNewConversation, conversationOpened, reloadAfterDelete, dismissBanner }];
+  return [
+    state,
+    { send, stop, retry, startNewConversation, conversationOpened, reloadAfterDelete, dismissBanner, answerApproval },
+  ];
 }
 
 function commandFailed(command: string, error: unknown): ChatAction {

@@ -1,0 +1,191 @@
+//! An MCP tool call in the real window, against the real reference server (`@modelcontextprotocol/
+//! server-everything`, installed by the ladder from `tests/mcp/package-lock.json`) configured in the app's
+//! `mcp.json`: the tool card asks before anything runs; Allow once runs it and the answer streams; Deny gives the
+//! model the refusal; Stop while the card asks ends the run with nothing run.
+
+use std::path::PathBuf;
+
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, tool_call_chunks};
+use serde_json::{Value, json};
+
+use crate::support::model_server::LaunchApp;
+
+/// A home whose `mcp.json` names the reference server, started with this machine's node.
+fn home_with_the_reference_server() -> tempfile::TempDir {
+    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        entry.is_file(),
+        "{} is missing: run `npm ci --prefix tests/mcp` (scripts/test-all.sh does)",
+        entry.display()
+    );
+    let node = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("node"))
+        .find(|candidate| candidate.is_file())
+        .expect("node is on PATH");
+    let home = tempfile::Builder::new()
+        .prefix("pi-desktop-e2e-home-")
+        .tempdir()
+        .unwrap();
+    let config = home.path().join(".config/pi-desktop");
+    std::fs::create_dir_all(&config).unwrap();
+    let mcp = json!({"mcpServers": {"everything": {
+        "command": node.display().to_string(),
+        "args": [entry.display().to_string(), "stdio"],
+    }}});
+    std::fs::write(config.join("mcp.json"), mcp.to_string()).unwrap();
+    home
+}
+
+async fn launch(server: &OpenAiServer) -> AppUnderTest {
+    AppUnderTest::launch_in(
+        home_with_the_reference_server(),
+        LaunchOptions {
+            envs: server.app_envs(),
+            args: Vec::new(),
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// A model that asks for `everything__get-sum` of 2 and 3, then says `answer`.
+async fn model_adding(answer: &str) -> OpenAiServer {
+    OpenAiServer::start(vec![
+        Reply::Stream(tool_call_chunks(
+            "call_sum",
+            "everything__get-sum",
+            &[r#"{"a": 2, "b": 3}"#],
+        )),
+        Reply::Stream(text_chunks(&[answer])),
+    ])
+    .await
+    .unwrap()
+}
+
+/// The text of every `role: "tool"` message of the chat requests the model server received.
+fn tool_messages(server: &OpenAiServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .flat_map(|request| {
+            request.body["messages"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|message| message["role"] == "tool")
+        .map(|message| match &message["content"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+async fn wait_for_the_question(app: &AppUnderTest) {
+    app.wait_for_css(r#"[data-testid="tool-card"][data-state="awaiting_approval"] [data-testid="approval-prompt"]"#)
+        .await
+        .expect("the tool card asks before the call runs");
+}
+
+#[tokio::test]
+async fn allow_once_runs_the_mcp_tool_and_the_answer_streams() {
+    let server = model_adding("The sum is 5.").await;
+    let app = launch(&server).await;
+
+    app.send_prompt("What is 2 + 3? Use the tool.")
+        .await
+        .unwrap();
+    wait_for_the_question(&app).await;
+    let arguments = app
+        .find_test_id("approval-arguments")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        arguments.contains("\"a\": 2") && arguments.contains("\"b\": 3"),
+        "{arguments}"
+    );
+    app.find_test_id("approve-once")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    app.wait_for_css(r#"[data-testid="tool-card"][data-state="done"]"#)
+        .await
+        .unwrap();
+    app.wait_for_xpath(r#"//*[@data-testid="assistant-text" and contains(., "The sum is 5.")]"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        tool_messages(&server),
+        vec!["The sum of 2 and 3 is 5.".to_owned()]
+    );
+    app.screenshot("mcp-approval-allowed").await.unwrap();
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn deny_gives_the_model_the_refusal_and_the_run_goes_on() {
+    let server = model_adding("I will not add them, then.").await;
+    let app = launch(&server).await;
+
+    app.send_prompt("What is 2 + 3? Use the tool.")
+        .await
+        .unwrap();
+    wait_for_the_question(&app).await;
+    app.find_test_id("deny")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    app.wait_for_xpath(
+        r#"//*[@data-testid="assistant-text" and contains(., "I will not add them, then.")]"#,
+    )
+    .await
+    .unwrap();
+    let refusals = tool_messages(&server);
+    assert_eq!(refusals.len(), 1);
+    assert!(
+        refusals[0].starts_with("The user denied this call of get-sum"),
+        "{refusals:?}"
+    );
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn stop_while_the_card_asks_ends_the_run_with_nothing_run() {
+    let server = model_adding("never sent").await;
+    let app = launch(&server).await;
+
+    app.send_prompt("What is 2 + 3? Use the tool.")
+        .await
+        .unwrap();
+    wait_for_the_question(&app).await;
+    app.find_test_id("stop-button")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    app.wait_for_css(r#"[data-testid="tool-card"][data-state="stopped"]"#)
+        .await
+        .unwrap();
+    app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "no request after the stopped call"
+    );
+    app.close().await.unwrap();
+}
