@@ -28,6 +28,7 @@ fn main() {
         "set_api_key",
         "delete_api_key",
         "accept_key_file_fallback",
+        "mcp_servers",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

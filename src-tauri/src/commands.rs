@@ -3,6 +3,7 @@
 
 pub(crate) mod active_conversation;
 pub(crate) mod app;
+pub(crate) mod mcp;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod sidebar;

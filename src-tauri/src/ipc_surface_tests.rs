@@ -80,6 +80,9 @@ fn scripted_app_with(adjust: fn(&mut SessionOptions)) -> TestApp {
     );
     let app = crate::configure(mock_builder())
         .manage(conversations)
+        .manage(std::sync::Arc::new(desktop_host::mcp::McpServers::load(
+            None,
+        )))
         .manage(settings)
         .build(tauri::generate_context!())
         .unwrap();
@@ -504,6 +507,19 @@ fn a_window_the_capabilities_do_not_name_cannot_list_conversations() {
     let error = invoke(&other_window, "list_conversations").unwrap_err();
 
     assert!(error.to_string().contains("not allowed"), "{error}");
+}
+
+#[test]
+fn the_main_window_may_list_the_mcp_servers_and_without_mcp_json_there_are_none() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    let view = invoke(&main_window, "mcp_servers").unwrap();
+
+    assert_eq!(
+        view,
+        json!({"configFile": null, "servers": [], "problems": []})
+    );
 }
 
 #[test]

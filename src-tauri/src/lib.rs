@@ -78,6 +78,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::settings::set_api_key,
         commands::settings::delete_api_key,
         commands::settings::accept_key_file_fallback,
+        commands::mcp::mcp_servers,
     ])
 }
 
@@ -118,8 +119,9 @@ pub fn run() -> Result<(), RunError> {
             let conversations = host::open_conversations(
                 data_dir.clone(),
                 export_dir,
-                host::sessions_from_settings(settings.clone(), mcp),
+                host::sessions_from_settings(settings.clone(), std::sync::Arc::clone(&mcp)),
             )?;
+            app.manage(mcp);
             app.manage(conversations);
             app.manage(settings);
             tracing::info!(

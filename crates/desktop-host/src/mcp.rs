@@ -29,5 +29,5 @@ pub use config::{
     parse_mcp_config,
 };
 pub use launch::RmcpClient;
-pub use servers::{McpServerState, McpServers};
+pub use servers::{McpServerState, McpServerView, McpServers, McpServersView, McpToolView};
 pub use tool_name::{MODEL_TOOL_NAME_MAX, ToolNames, model_tool_name};

@@ -1,7 +1,7 @@
 //! An MCP tool call in the real window, against the real reference server (`@modelcontextprotocol/
 //! server-everything`, installed by the ladder from `tests/mcp/package-lock.json`) configured in the app's
 //! `mcp.json`: the tool card asks before anything runs; Allow once runs it and the answer streams; Deny gives the
-//! model the refusal; Stop while the card asks ends the run with nothing run.
+//! model the refusal; Stop while the card asks ends the run with nothing run; the settings list the server, ready.
 
 use std::path::PathBuf;
 
@@ -127,6 +127,23 @@ async fn allow_once_runs_the_mcp_tool_and_the_answer_streams() {
         vec!["The sum of 2 and 3 is 5.".to_owned()]
     );
     app.screenshot("mcp-approval-allowed").await.unwrap();
+
+    // The settings list the server, ready, with its tools.
+    app.find_test_id("settings-button")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let server = app
+        .wait_for_css(r#"[data-testid="mcp-settings"] [data-testid="mcp-server"][data-name="everything"][data-state="ready"]"#)
+        .await
+        .unwrap();
+    let listed = server.text().await.unwrap();
+    assert!(
+        listed.contains("get-sum") && listed.contains("stdio"),
+        "{listed}"
+    );
     app.close().await.unwrap();
 }
 

@@ -39,6 +39,16 @@ const en = {
     awaiting_approval: "Waiting for your approval",
     stopped: "Stopped, not run",
   } satisfies Record<ToolCardState, string>,
+  mcp: {
+    title: "Tools & servers",
+    intro:
+      "MCP servers add tools. Each call of one asks you first. Servers are read from mcp.json when Pi Desktop starts.",
+    none: (file: string) =>
+      `No MCP servers. Add them to ${file} in the shape Claude Desktop uses: {"mcpServers": {"name": {"command": "…", "args": ["…"]}}}, then restart Pi Desktop.`,
+    state: { disabled: "Disabled", starting: "Starting", ready: "Ready", failed: "Failed" },
+    readOnlyClaim: "the server says: read-only",
+    destructiveClaim: "the server says: may change or delete data",
+  },
   approval: {
     title: (tool: string, server: string) => `Run ${tool} from the MCP server “${server}”?`,
     readOnlyClaim: "The server says this tool only reads.",
@@ -140,6 +150,15 @@ const zh: Strings = {
     read_document: "读取文档",
   },
   toolState: { running: "运行中", done: "完成", error: "失败", awaiting_approval: "等待你的批准", stopped: "已停止，未运行" },
+  mcp: {
+    title: "工具与服务器",
+    intro: "MCP 服务器可以添加工具，每次调用前都会先询问你。Pi Desktop 启动时读取 mcp.json 中的服务器。",
+    none: (file: string) =>
+      `没有 MCP 服务器。请按 Claude Desktop 的格式添加到 ${file}：{"mcpServers": {"名称": {"command": "…", "args": ["…"]}}}，然后重启 Pi Desktop。`,
+    state: { disabled: "已停用", starting: "正在启动", ready: "就绪", failed: "失败" },
+    readOnlyClaim: "服务器声称：只读",
+    destructiveClaim: "服务器声称：可能修改或删除数据",
+  },
   approval: {
     title: (tool: string, server: string) => `要运行 MCP 服务器“${server}”的 ${tool} 吗？`,
     readOnlyClaim: "服务器声称此工具只读取数据。",

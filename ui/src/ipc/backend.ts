@@ -11,6 +11,7 @@ import type {
   Envelope,
   ImageInput,
   LiveSnapshot,
+  McpServersView,
   RunAccepted,
   SettingsInput,
   SettingsView,
@@ -60,6 +61,11 @@ export function resolveApproval(conversationId: string, requestId: number, decis
 /** Stop: aborts the active run (a no-op when idle). */
 export function abortRun(): Promise<null> {
   return invoke<null>("abort");
+}
+
+/** The MCP servers of mcp.json and where each stands (for the settings). */
+export function mcpServers(): Promise<McpServersView> {
+  return invoke<McpServersView>("mcp_servers");
 }
 
 export function getSettings(): Promise<SettingsView> {

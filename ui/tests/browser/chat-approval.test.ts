@@ -156,3 +156,41 @@ describe("tool approval", () => {
     await expect(resolveCalls()).resolves.toEqual([]);
   });
 });
+
+describe("Tools & servers in the settings", () => {
+  it("lists each server with its state, command line and tools, a failed one with its reason and output", async () => {
+    await page.evaluate(() => {
+      window.__chatMock.mcpServers = {
+        configFile: "/home/ada/.config/pi-desktop/mcp.json",
+        servers: [
+          {
+            name: "everything",
+            status: { state: "ready" },
+            launch: "/usr/bin/node /opt/mcp/server-everything/dist/index.js stdio",
+            tools: [
+              { name: "get-sum", description: "Returns the sum of two numbers", readOnlyClaim: true, destructiveClaim: false },
+              { name: "get-env", description: "Returns the environment", readOnlyClaim: true, destructiveClaim: false },
+            ],
+            stderrTail: [],
+          },
+          {
+            name: "files",
+            status: { state: "failed", reason: 'MCP server "files": npx not found: install Node.js, or give the absolute path of the program' },
+            launch: "npx -y @modelcontextprotocol/server-filesystem /home/ada/Documents",
+            tools: [],
+            stderrTail: [],
+          },
+        ],
+        problems: [],
+      };
+    });
+    await page.getByTestId("settings-button").click();
+    const section = page.getByTestId("mcp-settings");
+    await section.scrollIntoViewIfNeeded();
+
+    await expect(section.locator('[data-testid="mcp-server"][data-name="everything"]').getAttribute("data-state")).resolves.toBe("ready");
+    await expect(section.locator('[data-testid="mcp-server"][data-name="files"]').getAttribute("data-state")).resolves.toBe("failed");
+    await expect(section.locator('[data-name="files"]').textContent()).resolves.toContain("npx not found");
+    await page.screenshot({ path: join(ARTIFACTS, "mcp-settings-light.png") });
+  });
+});

@@ -28,6 +28,8 @@ interface ChatMock {
    * default; a test fills it before it reloads the list (New, or a page load after setting it in an init script).
    */
   conversations: { list: unknown; states: Record<string, unknown> };
+  /** What `mcp_servers` answers (no servers by default). */
+  mcpServers: unknown;
 }
 
 declare global {
@@ -105,6 +107,7 @@ window.__chatMock = {
     list: { days: [], activeId: null, streamingIds: [], storage: { persistent: true, notices: [] } },
     states: {},
   },
+  mcpServers: { configFile: "/home/ada/.config/pi-desktop/mcp.json", servers: [], problems: [] },
 };
 
 mockIPC((cmd, payload) => {
@@ -145,6 +148,8 @@ mockIPC((cmd, payload) => {
     case "abort":
     case "resolve_approval":
       return null;
+    case "mcp_servers":
+      return window.__chatMock.mcpServers;
     case "list_conversations":
       return window.__chatMock.conversations.list;
     case "search_conversations":

@@ -4,16 +4,23 @@
 //! Contract: a server that fails to start is kept with its reason (the settings will show it) and the others
 //! still start; a server that becomes ready serves from the next run. A missing `mcp.json` means no servers.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use ts_rs::TS;
 
 use crate::mcp::client::McpClient;
-use crate::mcp::config::{MCP_FILE_NAME, McpConfig, McpServerConfig, parse_mcp_config};
+use crate::mcp::config::{
+    MCP_FILE_NAME, McpConfig, McpServerConfig, McpTransport, parse_mcp_config,
+};
 use crate::mcp::launch::RmcpClient;
 
 /// Where a server stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "state", content = "reason", rename_all = "snake_case")]
+#[ts(export)]
 pub enum McpServerState {
     /// Configured, not started.
     Disabled,
@@ -25,6 +32,51 @@ pub enum McpServerState {
     Failed(String),
 }
 
+/// A tool of a server, as the settings list it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct McpToolView {
+    /// Its name on the server.
+    pub name: String,
+    /// What the server says it does.
+    pub description: String,
+    /// The server says it only reads.
+    pub read_only_claim: bool,
+    /// The server says it may destroy data.
+    pub destructive_claim: bool,
+}
+
+/// A server as the settings show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct McpServerView {
+    /// Its name in `mcp.json`.
+    pub name: String,
+    /// Where it stands.
+    pub status: McpServerState,
+    /// What runs: the exact command line, or the URL.
+    pub launch: String,
+    /// Its tools, once it is ready.
+    pub tools: Vec<McpToolView>,
+    /// The last lines it wrote to stderr.
+    pub stderr_tail: Vec<String>,
+}
+
+/// The servers of `mcp.json` for the settings, and what was wrong with the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct McpServersView {
+    /// Where the file is (or would be).
+    pub config_file: Option<String>,
+    /// Every configured server, in the file's order.
+    pub servers: Vec<McpServerView>,
+    /// Entries left out and why, safe to show.
+    pub problems: Vec<String>,
+}
+
 struct Entry {
     config: McpServerConfig,
     state: McpServerState,
@@ -34,6 +86,7 @@ struct Entry {
 /// The app's MCP servers. Share it (`Arc`).
 pub struct McpServers {
     entries: Mutex<Vec<Entry>>,
+    config_file: Option<PathBuf>,
     problems: Vec<String>,
     /// True once [`McpServers::start_all`] finished.
     started: tokio::sync::watch::Sender<bool>,
@@ -46,7 +99,7 @@ impl McpServers {
         let Some(path) = config_dir.map(|dir| dir.join(MCP_FILE_NAME)) else {
             return McpServers::from_config(McpConfig::default(), Vec::new());
         };
-        match std::fs::read_to_string(&path) {
+        let mut servers = match std::fs::read_to_string(&path) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 McpServers::from_config(McpConfig::default(), Vec::new())
             }
@@ -63,7 +116,9 @@ impl McpServers {
                     McpServers::from_config(McpConfig::default(), vec![error.to_string()])
                 }
             },
-        }
+        };
+        servers.config_file = Some(path);
+        servers
     }
 
     /// The servers of `config`, with `problems` of the file they came from.
@@ -86,6 +141,7 @@ impl McpServers {
             .collect();
         McpServers {
             entries: Mutex::new(entries),
+            config_file: None,
             problems,
             started: tokio::sync::watch::Sender::new(false),
         }
@@ -152,6 +208,43 @@ impl McpServers {
             .collect()
     }
 
+    /// Every server for the settings: state, command line, tools, stderr tail.
+    pub fn view(&self) -> McpServersView {
+        let servers = self
+            .lock()
+            .iter()
+            .map(|entry| McpServerView {
+                name: entry.config.name.clone(),
+                status: entry.state.clone(),
+                launch: launch_text(&entry.config),
+                tools: entry
+                    .client
+                    .iter()
+                    .flat_map(|client| client.tools())
+                    .map(|tool| McpToolView {
+                        name: tool.name.clone(),
+                        description: tool.description.clone(),
+                        read_only_claim: tool.read_only_hint,
+                        destructive_claim: tool.destructive_hint,
+                    })
+                    .collect(),
+                stderr_tail: entry
+                    .client
+                    .as_ref()
+                    .map(|client| client.stderr_tail())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        McpServersView {
+            config_file: self
+                .config_file
+                .as_ref()
+                .map(|path| path.display().to_string()),
+            servers,
+            problems: self.problems.clone(),
+        }
+    }
+
     /// What was wrong with `mcp.json`.
     pub fn problems(&self) -> &[String] {
         &self.problems
@@ -159,5 +252,78 @@ impl McpServers {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The exact command line (arguments quoted where a shell would need it), or the URL: what the user agrees to run.
+fn launch_text(config: &McpServerConfig) -> String {
+    match &config.transport {
+        McpTransport::Stdio { command, args, .. } => std::iter::once(command)
+            .chain(args)
+            .map(|part| {
+                let plain = !part.is_empty()
+                    && part.chars().all(|character| {
+                        character.is_ascii_alphanumeric() || "-_./:=@+,%".contains(character)
+                    });
+                if plain {
+                    part.clone()
+                } else {
+                    format!("'{}'", part.replace('\'', r"'\''"))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        McpTransport::Http { url, .. } => url.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_shown_is_exact_and_quoted_where_a_shell_would_need_it() {
+        let config = McpServerConfig::stdio(
+            "notes",
+            "npx",
+            vec![
+                "-y".to_owned(),
+                "@scope/server".to_owned(),
+                "My Notes".to_owned(),
+                "it's".to_owned(),
+            ],
+        );
+        assert_eq!(
+            launch_text(&config),
+            r"npx -y @scope/server 'My Notes' 'it'\''s'"
+        );
+    }
+
+    #[test]
+    fn a_configured_server_shows_as_starting_and_a_disabled_one_as_disabled() {
+        let mut off = McpServerConfig::stdio("off", "node", Vec::new());
+        off.disabled = true;
+        let servers = McpServers::from_config(
+            McpConfig {
+                servers: vec![McpServerConfig::stdio("on", "node", Vec::new()), off],
+            },
+            vec!["MCP server \"x\": needs \"command\"".to_owned()],
+        );
+
+        let view = servers.view();
+
+        let states: Vec<(&str, &McpServerState)> = view
+            .servers
+            .iter()
+            .map(|server| (server.name.as_str(), &server.status))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("on", &McpServerState::Starting),
+                ("off", &McpServerState::Disabled)
+            ]
+        );
+        assert_eq!(view.problems.len(), 1);
     }
 }

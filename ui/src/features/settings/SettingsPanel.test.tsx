@@ -14,6 +14,7 @@ const ipc = vi.hoisted(() => ({
   deleteApiKey: vi.fn(),
   acceptKeyFileFallback: vi.fn(),
   fetchAppInfo: vi.fn(),
+  mcpServers: vi.fn(),
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
@@ -57,6 +58,7 @@ afterEach(() => {
 async function renderPanel(view: SettingsView) {
   ipc.getSettings.mockResolvedValue(view);
   ipc.fetchAppInfo.mockResolvedValue({ name: "Pi Desktop", version: "0.1.0", logDir: "/logs", os: "linux", arch: "x86_64" });
+  ipc.mcpServers.mockResolvedValue({ configFile: null, servers: [], problems: [] });
   await act(async () => {
     root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
   });
