@@ -434,3 +434,149 @@ async fn pi_chat_saves_its_runs_in_the_apps_database_lists_them_and_goes_on_with
         String::from_utf8_lossy(&unknown.stderr)
     );
 }
+
+/// Writes `home`'s `mcp.json` naming the reference MCP server (installed by `npm ci --prefix tests/mcp`).
+fn configure_the_reference_server(home: &Path) {
+    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        entry.is_file(),
+        "{} is missing: run `npm ci --prefix tests/mcp`",
+        entry.display()
+    );
+    let node = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("node"))
+        .find(|candidate| candidate.is_file())
+        .expect("node is on PATH");
+    let config = home.join(".config/pi-desktop");
+    std::fs::create_dir_all(&config).unwrap();
+    let mcp = json!({"mcpServers": {"everything": {
+        "command": node.display().to_string(),
+        "args": [entry.display().to_string(), "stdio"],
+    }}});
+    std::fs::write(config.join("mcp.json"), mcp.to_string()).unwrap();
+}
+
+/// pi-chat asking the loopback model, which calls `everything__get-sum` once and then answers.
+async fn pi_chat_adding(home: &Path, extra_args: &[&str]) -> (Output, OpenAiServer) {
+    let server = OpenAiServer::start(vec![
+        Reply::Stream(tool_call_chunks(
+            "call_1",
+            "everything__get-sum",
+            &[r#"{"a": 2, "b": 3}"#],
+        )),
+        Reply::Stream(text_chunks(&["Done."])),
+    ])
+    .await
+    .unwrap();
+    let mut args = vec![
+        "--prompt",
+        "add 2 and 3",
+        "--api",
+        "openai-completions",
+        "--base-url",
+        server.base_url(),
+        "--model",
+        MODEL,
+        "--api-key-env",
+        "TEST_MODEL_KEY",
+    ];
+    args.extend_from_slice(extra_args);
+    let output = run_pi_chat(home, &args, &[("TEST_MODEL_KEY", "sk-loopback")]).await;
+    (output, server)
+}
+
+fn tool_result_texts(server: &OpenAiServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .flat_map(|request| {
+            request.body["messages"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|message| message["role"] == "tool")
+        .map(|message| match &message["content"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_yes_pi_chat_runs_an_mcp_tool_and_json_shows_the_question_and_its_answer() {
+    let home = test_home();
+    configure_the_reference_server(home.home());
+
+    let (output, server) = pi_chat_adding(home.home(), &["--yes", "--json"]).await;
+
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        tool_result_texts(&server),
+        vec!["The sum of 2 and 3 is 5.".to_owned()]
+    );
+    let notices: Vec<Value> = json_lines(&output)
+        .into_iter()
+        .filter(|envelope| envelope["kind"] == "notice")
+        .map(|envelope| envelope["notice"].clone())
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|notice| notice["type"] == "approval_requested" && notice["tool"] == "get-sum")
+    );
+    assert!(
+        notices
+            .iter()
+            .any(|notice| notice["type"] == "approval_resolved" && notice["outcome"] == "allowed")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_terminal_and_without_yes_an_mcp_call_is_denied_naming_yes_and_nothing_hangs() {
+    let home = test_home();
+    configure_the_reference_server(home.home());
+
+    let (output, server) = pi_chat_adding(home.home(), &[]).await;
+
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let refusals = tool_result_texts(&server);
+    assert_eq!(refusals.len(), 1);
+    assert!(
+        refusals[0].starts_with("The user denied this call of get-sum")
+            && refusals[0].contains("--yes"),
+        "{refusals:?}"
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("pass --yes to allow tool calls"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Done."));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_tools_prints_the_built_in_tools_and_each_servers_state_and_tools() {
+    let home = test_home();
+    configure_the_reference_server(home.home());
+
+    let output = run_pi_chat(home.home(), &["--list-tools"], &[]).await;
+
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        listed.starts_with("list_download_files  (built in)\n"),
+        "{listed}"
+    );
+    assert!(listed.contains("[everything] ready: "), "{listed}");
+    assert!(listed.contains("\neverything__get-sum  ("), "{listed}");
+}

@@ -9,12 +9,18 @@
 //! interrupted answers included), so one started here opens in the window and the other way round. A run starts
 //! a new conversation; `--continue` goes on with the most recent one, `--resume ID` with that one, and `--list`
 //! prints them (newest first; JSON lines with `--json`).
+//!
+//! The MCP servers of `mcp.json` (beside `settings.json`) give their tools here too; `--list-tools` prints every
+//! tool the agent gets. Each MCP call asks first: on the terminal, or, with `--yes`, allowed once; without a
+//! terminal and without `--yes` it is denied (see `approval.rs`).
 
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a terminal front end prints its answers"
 )]
+
+mod approval;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,6 +33,10 @@ use desktop_host::conversations::{
     Conversations, ConversationsOptions, OpenConversation, SessionOptionsFactory, default_data_dir,
 };
 use desktop_host::desktop_paths::DesktopPaths;
+use desktop_host::mcp::{McpServerState, McpServers, ToolNames};
+
+use crate::approval::ApprovalMode;
+use desktop_host::approval::ApprovalRequest;
 use desktop_host::session::{DesktopSession, SessionError};
 use desktop_host::settings::SettingsService;
 use desktop_host::store::ConversationId;
@@ -70,6 +80,12 @@ struct Cli {
     /// List the saved conversations, newest first, and exit.
     #[arg(long, conflicts_with_all = ["prompt", "continue_last", "resume"])]
     list: bool,
+    /// List every tool the agent gets (built-in and from MCP servers, with the servers' states), and exit.
+    #[arg(long, conflicts_with_all = ["prompt", "list"])]
+    list_tools: bool,
+    /// Allow every MCP tool call without asking.
+    #[arg(long)]
+    yes: bool,
 }
 
 #[tokio::main]
@@ -103,9 +119,17 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         }
     }
     let settings = SettingsService::from_platform();
-    let conversations = open_conversations(&settings, env, cli.api_key_env.clone())?;
+    let mcp = Arc::new(McpServers::load(settings.config_dir()));
+    if !cli.list {
+        mcp.start_all().await;
+    }
+    let conversations =
+        open_conversations(&settings, env, cli.api_key_env.clone(), Arc::clone(&mcp))?;
     if cli.list {
         return list(&conversations, cli.json);
+    }
+    if cli.list_tools {
+        return list_tools(&mcp);
     }
     // The settings are checked before anything is saved, so a typo costs no empty conversation.
     settings
@@ -136,13 +160,20 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             tx: envelope_tx,
         }),
     );
-    let printer = tokio::spawn(print_envelopes(envelopes, cli.json));
-
     let OpenConversation { id, session } = conversation;
-    let code = match cli.prompt {
-        Some(prompt) => run_once(&session, prompt).await,
-        None => run_interactive(&session, cli.json).await,
+    let (questions_tx, questions) = mpsc::unbounded_channel();
+    let printer = tokio::spawn(print_envelopes(envelopes, cli.json, questions_tx));
+    let mut answering = Answering {
+        session: session.clone(),
+        mode: ApprovalMode::detect(cli.yes),
+        questions,
     };
+
+    let code = match cli.prompt {
+        Some(prompt) => run_once(&session, prompt, &mut answering).await,
+        None => run_interactive(&session, cli.json, &mut answering).await,
+    };
+    drop(answering);
     drop(session);
     drop(conversations);
     let _ = printer.await;
@@ -169,14 +200,17 @@ fn open_conversations(
     settings: &SettingsService,
     env: HashMap<String, String>,
     key_env_override: Option<String>,
+    mcp: Arc<McpServers>,
 ) -> Result<Conversations, String> {
     let data_dir = default_data_dir().ok_or("cannot find the data folder: set HOME")?;
     let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
     let settings = settings.clone();
     let session_options: SessionOptionsFactory = Arc::new(move || {
-        settings
+        let mut options = settings
             .session_options(&env, key_env_override.as_deref())
-            .map_err(|error| Box::new(error) as Box<dyn std::error::Error + Send + Sync>)
+            .map_err(|error| Box::new(error) as Box<dyn std::error::Error + Send + Sync>)?;
+        options.mcp = Some(Arc::clone(&mcp));
+        Ok(options)
     });
     Conversations::open(ConversationsOptions::new(
         data_dir,
@@ -210,6 +244,37 @@ fn list(conversations: &Conversations, json: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--list-tools`: the built-in tools, then each MCP server with its state and its tools.
+fn list_tools(mcp: &McpServers) -> Result<ExitCode, String> {
+    let mut stdout = std::io::stdout();
+    for tool in ["list_download_files", "list_folder", "read_document"] {
+        let _ = writeln!(stdout, "{tool}  (built in)");
+    }
+    let view = mcp.view();
+    for problem in &view.problems {
+        eprintln!("pi-chat: {problem}");
+    }
+    let mut names = ToolNames::with_taken(["list_download_files", "list_folder", "read_document"]);
+    for server in &view.servers {
+        let state = match &server.status {
+            McpServerState::Failed(reason) => format!("failed: {reason}"),
+            McpServerState::Disabled => "disabled".to_owned(),
+            McpServerState::Starting => "starting".to_owned(),
+            McpServerState::Ready => "ready".to_owned(),
+        };
+        let _ = writeln!(stdout, "[{}] {state}: {}", server.name, server.launch);
+        for tool in &server.tools {
+            let _ = writeln!(
+                stdout,
+                "{}  ({})",
+                names.assign(&server.name, &tool.name),
+                tool.description
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Passes on the envelopes of the conversation this terminal shows.
 struct OneConversation {
     id: ConversationId,
@@ -226,13 +291,14 @@ impl EnvelopeSink for OneConversation {
 }
 
 /// One prompt; Ctrl-C stops it (exit code 130). Exit code 1 when the answer ended in an error.
-async fn run_once(session: &DesktopSession, prompt: String) -> ExitCode {
+async fn run_once(session: &DesktopSession, prompt: String, answering: &mut Answering) -> ExitCode {
     let run = session.prompt(prompt);
     tokio::pin!(run);
     let mut interrupted = false;
     let result = loop {
         tokio::select! {
             result = &mut run => break result,
+            Some(question) = answering.questions.recv() => answering.answer(question),
             _ = tokio::signal::ctrl_c() => {
                 interrupted = true;
                 session.abort();
@@ -262,7 +328,11 @@ fn finish_code(session: &DesktopSession, result: Result<(), SessionError>) -> Ex
 
 /// Reads prompts from stdin until EOF or a Ctrl-C while idle. Ctrl-C during an answer stops it; a second Ctrl-C
 /// before it has stopped quits.
-async fn run_interactive(session: &DesktopSession, json: bool) -> ExitCode {
+async fn run_interactive(
+    session: &DesktopSession,
+    json: bool,
+    answering: &mut Answering,
+) -> ExitCode {
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     loop {
         if !json {
@@ -283,6 +353,7 @@ async fn run_interactive(session: &DesktopSession, json: bool) -> ExitCode {
         let result = loop {
             tokio::select! {
                 result = &mut run => break result,
+                Some(question) = answering.questions.recv() => answering.answer(question),
                 _ = tokio::signal::ctrl_c() => {
                     if interrupted {
                         return ExitCode::from(130);
@@ -300,9 +371,30 @@ async fn run_interactive(session: &DesktopSession, json: bool) -> ExitCode {
 }
 
 /// Prints envelopes: JSON lines, or the answer text on stdout with tool activity on stderr.
-async fn print_envelopes(mut envelopes: mpsc::UnboundedReceiver<Envelope>, json: bool) {
+/// Answers the approval questions of the session's runs (they come from the printer, in order).
+struct Answering {
+    session: DesktopSession,
+    mode: ApprovalMode,
+    questions: mpsc::UnboundedReceiver<ApprovalRequest>,
+}
+
+impl Answering {
+    /// Answers on a task of its own: the run waits for it, its other envelopes keep coming.
+    fn answer(&self, question: ApprovalRequest) {
+        tokio::spawn(approval::answer(self.session.clone(), question, self.mode));
+    }
+}
+
+async fn print_envelopes(
+    mut envelopes: mpsc::UnboundedReceiver<Envelope>,
+    json: bool,
+    questions: mpsc::UnboundedSender<ApprovalRequest>,
+) {
     let mut stdout = std::io::stdout();
     while let Some(envelope) = envelopes.recv().await {
+        if let EnvelopePayload::Notice(HostNotice::ApprovalRequested(request)) = &envelope.payload {
+            let _ = questions.send(request.clone());
+        }
         if json {
             match serde_json::to_string(&envelope) {
                 Ok(line) => {
@@ -318,7 +410,7 @@ async fn print_envelopes(mut envelopes: mpsc::UnboundedReceiver<Envelope>, json:
             EnvelopePayload::Notice(HostNotice::Error { message, .. }) => {
                 eprintln!("pi-chat: {message}")
             }
-            // pi-chat's sessions have no MCP servers, so nothing asks for approval.
+            // Questions are answered above; their resolution needs no line of its own.
             EnvelopePayload::Notice(
                 HostNotice::State { .. }
                 | HostNotice::Idle
