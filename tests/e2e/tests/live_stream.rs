@@ -38,9 +38,26 @@ fn sidebar_item(title: &str) -> String {
     )
 }
 
-/// How many elements match `locator` now.
+/// How many elements match `locator` now. Counted in the page: element handles of a list that re-renders
+/// meanwhile would go stale.
 async fn count(app: &AppUnderTest, locator: Locator<'_>) -> usize {
-    app.client().find_all(locator).await.unwrap().len()
+    let (script, query) = match locator {
+        Locator::Css(selector) => (
+            "return document.querySelectorAll(arguments[0]).length;",
+            selector,
+        ),
+        Locator::XPath(xpath) => (
+            "return document.evaluate(arguments[0], document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null).snapshotLength;",
+            xpath,
+        ),
+        other => panic!("count supports CSS and XPath locators, not {other:?}"),
+    };
+    let counted = app
+        .client()
+        .execute(script, vec![serde_json::Value::from(query)])
+        .await
+        .unwrap();
+    usize::try_from(counted.as_u64().unwrap()).unwrap()
 }
 
 /// Polls until exactly `wanted` elements match `locator` (for absence, which has no waiting helper), or panics
