@@ -8,11 +8,11 @@
 //!   [`Approvals::resolve`]; an `approval_resolved` notice follows either way. Calls of one batch ask one after
 //!   another, in order (the loop prepares them in order).
 //! - Stop while a question waits withdraws it: the call is not run, nothing is granted.
-//! - Grants of this version live as long as the session (one conversation): "in this conversation", and
-//!   "always" for the tool or the server.
+//! - "Always" grants are kept by an [`AlwaysGrants`] store (the app's `mcp.json`), a tool's pinned to a hash of
+//!   its definition so a changed tool asks again; "in this conversation" lives as long as the session.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -105,12 +105,24 @@ pub struct McpToolRef {
     pub read_only_claim: bool,
     /// The server says the tool may destroy data.
     pub destructive_claim: bool,
+    /// A hash of the tool's definition (name, description, argument schema): an "always" grant holds only while
+    /// it is the same.
+    pub definition: String,
+}
+
+/// Where "always" grants are kept beyond a session (the app's `mcp.json`).
+pub trait AlwaysGrants: Send + Sync {
+    /// True when an "always" grant covers `tool` as it is defined now.
+    fn always_allows(&self, tool: &McpToolRef) -> bool;
+    /// Keeps "always allow this tool" (pinned to its definition) or, with `whole_server`, "always allow this server".
+    fn grant_always(&self, tool: &McpToolRef, whole_server: bool);
 }
 
 /// The questions waiting and the grants of one session. Share it (`Arc`).
 #[derive(Default)]
 pub struct Approvals {
     state: Mutex<ApprovalState>,
+    always: Option<Arc<dyn AlwaysGrants>>,
 }
 
 #[derive(Default)]
@@ -128,8 +140,23 @@ struct Pending {
 }
 
 impl Approvals {
+    /// Approvals whose "always" grants are kept in `always`.
+    pub fn with_always(always: Arc<dyn AlwaysGrants>) -> Approvals {
+        Approvals {
+            state: Mutex::default(),
+            always: Some(always),
+        }
+    }
+
     /// True when a grant covers `tool`: it may run without asking.
     pub fn granted(&self, tool: &McpToolRef) -> bool {
+        if self
+            .always
+            .as_ref()
+            .is_some_and(|always| always.always_allows(tool))
+        {
+            return true;
+        }
         let state = self.lock();
         let key = (tool.server.clone(), tool.tool.clone());
         state.conversation.contains(&key)
@@ -204,9 +231,15 @@ impl Approvals {
             }
             ApprovalDecision::AllowToolAlways => {
                 state.tools_always.insert(key);
+                if let Some(always) = &self.always {
+                    always.grant_always(tool, false);
+                }
             }
             ApprovalDecision::AllowServerAlways => {
                 state.servers_always.insert(tool.server.clone());
+                if let Some(always) = &self.always {
+                    always.grant_always(tool, true);
+                }
             }
             ApprovalDecision::AllowOnce
             | ApprovalDecision::Deny { .. }
@@ -246,6 +279,7 @@ mod tests {
             tool: "write_file".to_owned(),
             read_only_claim: false,
             destructive_claim: destructive,
+            definition: "d1".to_owned(),
         }
     }
 

@@ -8,6 +8,8 @@ use pi_agent::{AgentTool, AgentToolResult, ToolError, ToolUpdateSink};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use sha2::{Digest, Sha256};
+
 use crate::approval::McpToolRef;
 use crate::mcp::client::{McpClient, McpError, McpToolInfo};
 use crate::mcp::result::tool_result;
@@ -63,6 +65,7 @@ impl McpTool {
             tool: self.info.name.clone(),
             read_only_claim: self.info.read_only_hint,
             destructive_claim: self.info.destructive_hint,
+            definition: definition_hash(&self.info),
         }
     }
 }
@@ -103,6 +106,21 @@ impl AgentTool for McpTool {
             }
         })
     }
+}
+
+/// A hash of what the server says the tool is (name, description, argument schema).
+pub fn definition_hash(info: &McpToolInfo) -> String {
+    let definition = serde_json::json!({
+        "name": info.name,
+        "description": info.description,
+        "inputSchema": info.input_schema,
+    });
+    let digest = Sha256::digest(definition.to_string().as_bytes());
+    digest
+        .iter()
+        .take(16)
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// The agent tools of every connected server, in order, named uniquely beside the tools named `taken`.

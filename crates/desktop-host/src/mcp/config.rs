@@ -1,6 +1,7 @@
 //! `mcp.json`: the servers the user plugged in, in the shape Claude Desktop and Cursor already use
 //! (`{"mcpServers": {"NAME": {"command", "args", "env", "cwd"} | {"url", "headers"}}}`) plus our own fields
-//! (`disabled`, `timeoutSeconds`, `totalTimeoutSeconds`, `disabledTools`). Keys other apps add are ignored.
+//! (`disabled`, `timeoutSeconds`, `totalTimeoutSeconds`, `disabledTools`, and the "always" grants the app writes:
+//! `alwaysAllow` (tool → a hash of its definition) and `alwaysAllowServer`). Keys other apps add are ignored.
 //!
 //! Contract: invalid JSON fails the whole file ([`McpConfigError`]); an invalid entry is left out with a
 //! [`McpConfigProblem`] naming the server and the field, and the other servers are kept.
@@ -60,6 +61,10 @@ pub struct McpServerConfig {
     pub total_timeout: Duration,
     /// Tools of this server the agent does not get.
     pub disabled_tools: Vec<String>,
+    /// "Always allow this tool" grants: tool → the hash of its definition when it was granted (`alwaysAllow`).
+    pub always_allow: BTreeMap<String, String>,
+    /// "Always allow this server" (`alwaysAllowServer`).
+    pub always_allow_server: bool,
 }
 
 impl McpServerConfig {
@@ -77,6 +82,8 @@ impl McpServerConfig {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             total_timeout: DEFAULT_TOTAL_TIMEOUT,
             disabled_tools: Vec::new(),
+            always_allow: BTreeMap::new(),
+            always_allow_server: false,
         }
     }
 }
@@ -225,6 +232,12 @@ fn server_config(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfig
         disabled_tools: field_of(entry, "disabledTools")
             .map_err(|message| problem(Some("disabledTools"), message))?
             .unwrap_or_default(),
+        always_allow: field_of(entry, "alwaysAllow")
+            .map_err(|message| problem(Some("alwaysAllow"), message))?
+            .unwrap_or_default(),
+        always_allow_server: field_of(entry, "alwaysAllowServer")
+            .map_err(|message| problem(Some("alwaysAllowServer"), message))?
+            .unwrap_or(false),
     })
 }
 

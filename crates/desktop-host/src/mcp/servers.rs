@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use ts_rs::TS;
 
+use crate::approval::{AlwaysGrants, McpToolRef};
 use crate::mcp::client::McpClient;
 use crate::mcp::config::{
     MCP_FILE_NAME, McpConfig, McpServerConfig, McpTransport, parse_mcp_config,
@@ -250,8 +251,91 @@ impl McpServers {
         &self.problems
     }
 
+    /// Keeps `grant` in the server's entry of `mcp.json`: the file is read again and only that entry's grant
+    /// changes (everything else in it, keys of other apps included, stays as it is), written to a new file that
+    /// then replaces it.
+    fn write_grant(&self, server: &str, grant: &GrantWrite) -> Result<(), String> {
+        let Some(path) = &self.config_file else {
+            return Ok(());
+        };
+        let text = std::fs::read_to_string(path).map_err(|error| error.to_string())?;
+        let mut value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|error| error.to_string())?;
+        let Some(entry) = value
+            .get_mut("mcpServers")
+            .and_then(|servers| servers.get_mut(server))
+            .and_then(serde_json::Value::as_object_mut)
+        else {
+            return Err(format!("the server \"{server}\" is no longer in the file"));
+        };
+        match grant {
+            GrantWrite::Tool { tool, definition } => {
+                let tools = entry
+                    .entry("alwaysAllow")
+                    .or_insert_with(|| serde_json::json!({}));
+                if let Some(tools) = tools.as_object_mut() {
+                    tools.insert(tool.clone(), serde_json::Value::from(definition.clone()));
+                }
+            }
+            GrantWrite::Server => {
+                entry.insert(
+                    "alwaysAllowServer".to_owned(),
+                    serde_json::Value::Bool(true),
+                );
+            }
+        }
+        let pretty = serde_json::to_string_pretty(&value).map_err(|error| error.to_string())?;
+        let fresh = path.with_extension("json.new");
+        std::fs::write(&fresh, pretty + "\n").map_err(|error| error.to_string())?;
+        std::fs::rename(&fresh, path).map_err(|error| error.to_string())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A grant to write into `mcp.json`.
+enum GrantWrite {
+    Tool { tool: String, definition: String },
+    Server,
+}
+
+impl AlwaysGrants for McpServers {
+    fn always_allows(&self, tool: &McpToolRef) -> bool {
+        self.lock().iter().any(|entry| {
+            entry.config.name == tool.server
+                && (entry.config.always_allow.get(&tool.tool) == Some(&tool.definition)
+                    || (entry.config.always_allow_server && !tool.destructive_claim))
+        })
+    }
+
+    fn grant_always(&self, tool: &McpToolRef, whole_server: bool) {
+        let grant = {
+            let mut entries = self.lock();
+            let Some(entry) = entries
+                .iter_mut()
+                .find(|entry| entry.config.name == tool.server)
+            else {
+                return;
+            };
+            if whole_server {
+                entry.config.always_allow_server = true;
+                GrantWrite::Server
+            } else {
+                entry
+                    .config
+                    .always_allow
+                    .insert(tool.tool.clone(), tool.definition.clone());
+                GrantWrite::Tool {
+                    tool: tool.tool.clone(),
+                    definition: tool.definition.clone(),
+                }
+            }
+        };
+        if let Err(reason) = self.write_grant(&tool.server, &grant) {
+            tracing::warn!(target: "desktop_host::mcp", server = %tool.server, %reason, "the grant holds until the app quits; mcp.json could not keep it");
+        }
     }
 }
 

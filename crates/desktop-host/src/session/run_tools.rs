@@ -33,9 +33,15 @@ pub(crate) struct RunTools {
 
 impl RunTools {
     pub(crate) fn new(mcp: Option<Arc<McpServers>>) -> RunTools {
+        let approvals = match &mcp {
+            Some(mcp) => Arc::new(Approvals::with_always(
+                Arc::clone(mcp) as Arc<dyn crate::approval::AlwaysGrants>
+            )),
+            None => Arc::default(),
+        };
         RunTools {
             mcp,
-            approvals: Arc::default(),
+            approvals,
             mcp_tools: Arc::default(),
             agent: Arc::default(),
         }

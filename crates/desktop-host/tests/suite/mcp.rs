@@ -298,6 +298,20 @@ mod approval {
     async fn session_calling(
         calls: Vec<(&str, Value)>,
     ) -> (DesktopSession, EnvelopeLog, crate::support::home::TestHome) {
+        let servers = McpServers::from_config(
+            McpConfig {
+                servers: vec![everything_config()],
+            },
+            Vec::new(),
+        );
+        session_with(servers, calls).await
+    }
+
+    /// A session over `servers` (started here) whose scripted model makes `calls`, one per run.
+    async fn session_with(
+        servers: McpServers,
+        calls: Vec<(&str, Value)>,
+    ) -> (DesktopSession, EnvelopeLog, crate::support::home::TestHome) {
         let home = test_home();
         let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
             .into_iter()
@@ -311,12 +325,6 @@ mod approval {
             settings_path: None,
         })
         .unwrap();
-        let servers = McpServers::from_config(
-            McpConfig {
-                servers: vec![everything_config()],
-            },
-            Vec::new(),
-        );
         servers.start_all().await;
         let mut responses = Vec::new();
         for (index, (tool, arguments)) in calls.into_iter().enumerate() {
@@ -485,5 +493,84 @@ mod approval {
             results[1]["result"]["content"][0]["text"],
             "The sum of 3 and 4 is 7."
         );
+    }
+
+    /// An `mcp.json` in a folder of its own naming the reference server.
+    fn config_folder() -> tempfile::TempDir {
+        let folder = tempfile::tempdir().unwrap();
+        let desktop_host::mcp::McpTransport::Stdio { command, args, .. } =
+            everything_config().transport
+        else {
+            unreachable!("the reference server runs over stdio")
+        };
+        let mcp = json!({"mcpServers": {"everything": {"command": command, "args": args, "note": "kept"}}});
+        std::fs::write(folder.path().join("mcp.json"), mcp.to_string()).unwrap();
+        folder
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn always_allow_this_tool_is_kept_in_mcp_json_pinned_to_the_tools_definition() {
+        let folder = config_folder();
+        let (session, mut log, _home) = session_with(
+            McpServers::load(Some(folder.path())),
+            vec![("everything__get-sum", json!({"a": 1, "b": 2}))],
+        )
+        .await;
+        let run = session.start_prompt("add").await.unwrap();
+        let question = log.wait_for(is_question).await;
+        session
+            .resolve_approval(
+                question["notice"]["requestId"].as_u64().unwrap(),
+                ApprovalDecision::AllowToolAlways,
+            )
+            .unwrap();
+        run.finished().await.unwrap();
+        log.wait_for_idle().await;
+
+        let kept: Value =
+            serde_json::from_str(&std::fs::read_to_string(folder.path().join("mcp.json")).unwrap())
+                .unwrap();
+        let entry = &kept["mcpServers"]["everything"];
+        assert_eq!(
+            entry["note"], "kept",
+            "the rest of the file stays as it was: {kept}"
+        );
+        let pinned = entry["alwaysAllow"]["get-sum"].as_str().unwrap().to_owned();
+        assert_eq!(pinned.len(), 32);
+
+        // After a restart (servers and session made anew from the file) the tool runs without asking.
+        let (again, mut again_log, _home) = session_with(
+            McpServers::load(Some(folder.path())),
+            vec![("everything__get-sum", json!({"a": 3, "b": 4}))],
+        )
+        .await;
+        again.prompt("add").await.unwrap();
+        again_log.wait_for_idle().await;
+        assert_eq!(
+            again_log
+                .seen
+                .iter()
+                .filter(|envelope| is_question(envelope))
+                .count(),
+            0
+        );
+        assert_eq!(
+            tool_results(&again_log.seen)[0]["result"]["content"][0]["text"],
+            "The sum of 3 and 4 is 7."
+        );
+
+        // A tool whose definition changed since (here: the pinned hash no longer matches) asks again.
+        let mut changed = kept.clone();
+        changed["mcpServers"]["everything"]["alwaysAllow"]["get-sum"] = json!("0".repeat(32));
+        std::fs::write(folder.path().join("mcp.json"), changed.to_string()).unwrap();
+        let (third, mut third_log, _home) = session_with(
+            McpServers::load(Some(folder.path())),
+            vec![("everything__get-sum", json!({"a": 5, "b": 6}))],
+        )
+        .await;
+        let run = third.start_prompt("add").await.unwrap();
+        third_log.wait_for(is_question).await;
+        third.abort();
+        run.finished().await.unwrap();
     }
 }
