@@ -29,6 +29,7 @@ fn main() {
         "delete_api_key",
         "accept_key_file_fallback",
         "mcp_servers",
+        "revoke_mcp_grant",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

@@ -520,6 +520,16 @@ fn the_main_window_may_list_the_mcp_servers_and_without_mcp_json_there_are_none(
         view,
         json!({"configFile": null, "servers": [], "problems": []})
     );
+    let refusal = tauri::async_runtime::block_on(commands::mcp::revoke_mcp_grant(
+        test_app
+            .app
+            .state::<std::sync::Arc<desktop_host::mcp::McpServers>>(),
+        "nobody".to_owned(),
+        None,
+    ))
+    .unwrap_err();
+    assert_eq!(refusal.kind, ErrorKind::Invalid);
+    assert_eq!(refusal.message, "there is no MCP server \"nobody\"");
 }
 
 #[test]

@@ -79,6 +79,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::settings::delete_api_key,
         commands::settings::accept_key_file_fallback,
         commands::mcp::mcp_servers,
+        commands::mcp::revoke_mcp_grant,
     ])
 }
 

@@ -29,5 +29,7 @@ pub use config::{
     parse_mcp_config,
 };
 pub use launch::RmcpClient;
-pub use servers::{McpServerState, McpServerView, McpServers, McpServersView, McpToolView};
+pub use servers::{
+    McpServerState, McpServerView, McpServers, McpServersView, McpToolView, RevokeError,
+};
 pub use tool_name::{MODEL_TOOL_NAME_MAX, ToolNames, model_tool_name};

@@ -48,6 +48,9 @@ const en = {
     state: { disabled: "Disabled", starting: "Starting", ready: "Ready", failed: "Failed" },
     readOnlyClaim: "the server says: read-only",
     destructiveClaim: "the server says: may change or delete data",
+    grantTool: (tool: string) => `${tool}: always allowed`,
+    grantServer: "Every tool of this server: always allowed",
+    revoke: "Revoke",
   },
   approval: {
     title: (tool: string, server: string) => `Run ${tool} from the MCP server “${server}”?`,
@@ -158,6 +161,9 @@ const zh: Strings = {
     state: { disabled: "已停用", starting: "正在启动", ready: "就绪", failed: "失败" },
     readOnlyClaim: "服务器声称：只读",
     destructiveClaim: "服务器声称：可能修改或删除数据",
+    grantTool: (tool: string) => `${tool}：始终允许`,
+    grantServer: "此服务器的所有工具：始终允许",
+    revoke: "撤销",
   },
   approval: {
     title: (tool: string, server: string) => `要运行 MCP 服务器“${server}”的 ${tool} 吗？`,

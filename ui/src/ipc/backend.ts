@@ -68,6 +68,11 @@ export function mcpServers(): Promise<McpServersView> {
   return invoke<McpServersView>("mcp_servers");
 }
 
+/** Revokes an "always" grant: a tool's, or without `tool` the whole server's; resolves with the servers anew. */
+export function revokeMcpGrant(server: string, tool?: string): Promise<McpServersView> {
+  return invoke<McpServersView>("revoke_mcp_grant", tool === undefined ? { server } : { server, tool });
+}
+
 export function getSettings(): Promise<SettingsView> {
   return invoke<SettingsView>("get_settings");
 }

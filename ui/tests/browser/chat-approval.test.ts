@@ -172,6 +172,8 @@ describe("Tools & servers in the settings", () => {
               { name: "get-env", description: "Returns the environment", readOnlyClaim: true, destructiveClaim: false },
             ],
             stderrTail: [],
+            alwaysAllowed: ["get-sum"],
+            alwaysAllowServer: false,
           },
           {
             name: "files",
@@ -179,6 +181,8 @@ describe("Tools & servers in the settings", () => {
             launch: "npx -y @modelcontextprotocol/server-filesystem /home/ada/Documents",
             tools: [],
             stderrTail: [],
+            alwaysAllowed: [],
+            alwaysAllowServer: false,
           },
         ],
         problems: [],
@@ -191,6 +195,7 @@ describe("Tools & servers in the settings", () => {
     await expect(section.locator('[data-testid="mcp-server"][data-name="everything"]').getAttribute("data-state")).resolves.toBe("ready");
     await expect(section.locator('[data-testid="mcp-server"][data-name="files"]').getAttribute("data-state")).resolves.toBe("failed");
     await expect(section.locator('[data-name="files"]').textContent()).resolves.toContain("npx not found");
+    await expect(section.locator('[data-name="everything"] [data-testid="mcp-grant"]').getAttribute("data-tool")).resolves.toBe("get-sum");
     await page.screenshot({ path: join(ARTIFACTS, "mcp-settings-light.png") });
   });
 });

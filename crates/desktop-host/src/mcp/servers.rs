@@ -63,6 +63,10 @@ pub struct McpServerView {
     pub tools: Vec<McpToolView>,
     /// The last lines it wrote to stderr.
     pub stderr_tail: Vec<String>,
+    /// Tools "always allowed" (kept in `mcp.json`).
+    pub always_allowed: Vec<String>,
+    /// The whole server is "always allowed".
+    pub always_allow_server: bool,
 }
 
 /// The servers of `mcp.json` for the settings, and what was wrong with the file.
@@ -234,6 +238,8 @@ impl McpServers {
                     .as_ref()
                     .map(|client| client.stderr_tail())
                     .unwrap_or_default(),
+                always_allowed: entry.config.always_allow.keys().cloned().collect(),
+                always_allow_server: entry.config.always_allow_server,
             })
             .collect();
         McpServersView {
@@ -249,6 +255,31 @@ impl McpServers {
     /// What was wrong with `mcp.json`.
     pub fn problems(&self) -> &[String] {
         &self.problems
+    }
+
+    /// Revokes an "always" grant of `server`: the one of `tool`, or with `None` the whole-server one. Gone from
+    /// memory at once; `mcp.json` is changed as for a grant.
+    pub fn revoke(&self, server: &str, tool: Option<&str>) -> Result<(), RevokeError> {
+        {
+            let mut entries = self.lock();
+            let Some(entry) = entries.iter_mut().find(|entry| entry.config.name == server) else {
+                return Err(RevokeError::UnknownServer(server.to_owned()));
+            };
+            match tool {
+                Some(tool) => {
+                    entry.config.always_allow.remove(tool);
+                }
+                None => entry.config.always_allow_server = false,
+            }
+        }
+        let revoke = match tool {
+            Some(tool) => GrantWrite::RevokeTool {
+                tool: tool.to_owned(),
+            },
+            None => GrantWrite::RevokeServer,
+        };
+        self.write_grant(server, &revoke)
+            .map_err(RevokeError::NotKept)
     }
 
     /// Keeps `grant` in the server's entry of `mcp.json`: the file is read again and only that entry's grant
@@ -283,6 +314,17 @@ impl McpServers {
                     serde_json::Value::Bool(true),
                 );
             }
+            GrantWrite::RevokeTool { tool } => {
+                if let Some(tools) = entry
+                    .get_mut("alwaysAllow")
+                    .and_then(serde_json::Value::as_object_mut)
+                {
+                    tools.remove(tool);
+                }
+            }
+            GrantWrite::RevokeServer => {
+                entry.remove("alwaysAllowServer");
+            }
         }
         let pretty = serde_json::to_string_pretty(&value).map_err(|error| error.to_string())?;
         let fresh = path.with_extension("json.new");
@@ -295,10 +337,23 @@ impl McpServers {
     }
 }
 
-/// A grant to write into `mcp.json`.
+/// Why a grant could not be revoked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RevokeError {
+    /// No such server in `mcp.json`.
+    #[error("there is no MCP server \"{0}\"")]
+    UnknownServer(String),
+    /// Revoked until the app quits, but `mcp.json` could not be changed.
+    #[error("the grant is revoked until Pi Desktop quits, but mcp.json could not keep it: {0}")]
+    NotKept(String),
+}
+
+/// A change of the grants in `mcp.json`.
 enum GrantWrite {
     Tool { tool: String, definition: String },
     Server,
+    RevokeTool { tool: String },
+    RevokeServer,
 }
 
 impl AlwaysGrants for McpServers {

@@ -574,3 +574,32 @@ mod approval {
         run.finished().await.unwrap();
     }
 }
+
+#[test]
+fn a_revoked_always_grant_is_gone_from_memory_and_from_mcp_json() {
+    let folder = tempfile::tempdir().unwrap();
+    let mcp = json!({"mcpServers": {"files": {"command": "node", "args": ["fs.js"],
+        "alwaysAllow": {"read_file": "abc", "write_file": "def"}, "alwaysAllowServer": true, "cwd": "/tmp"}}});
+    std::fs::write(folder.path().join("mcp.json"), mcp.to_string()).unwrap();
+    let servers = desktop_host::mcp::McpServers::load(Some(folder.path()));
+    assert_eq!(
+        servers.view().servers[0].always_allowed,
+        ["read_file", "write_file"]
+    );
+
+    servers.revoke("files", Some("write_file")).unwrap();
+    servers.revoke("files", None).unwrap();
+
+    let view = servers.view();
+    assert_eq!(view.servers[0].always_allowed, ["read_file"]);
+    assert!(!view.servers[0].always_allow_server);
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.path().join("mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        kept,
+        json!({"mcpServers": {"files": {"command": "node", "args": ["fs.js"],
+            "alwaysAllow": {"read_file": "abc"}, "cwd": "/tmp"}}})
+    );
+    assert!(servers.revoke("nobody", None).is_err());
+}

@@ -7,7 +7,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { McpServersView } from "../../ipc/wire";
 
-const ipc = vi.hoisted(() => ({ mcpServers: vi.fn(), toCommandError: (error: unknown) => error }));
+const ipc = vi.hoisted(() => ({
+  mcpServers: vi.fn(),
+  revokeMcpGrant: vi.fn(),
+  toCommandError: (error: unknown) => error,
+}));
 vi.mock("../../ipc/backend", () => ipc);
 
 import { McpSection } from "./McpSection";
@@ -19,6 +23,7 @@ let root: Root;
 
 beforeEach(() => {
   ipc.mcpServers.mockReset();
+  ipc.revokeMcpGrant.mockReset();
   container = document.createElement("div");
   document.body.append(container);
   root = createRoot(container);
@@ -53,6 +58,8 @@ describe("Tools & servers", () => {
             { name: "write_file", description: "Write a file", readOnlyClaim: false, destructiveClaim: true },
           ],
           stderrTail: [],
+          alwaysAllowed: ["read_text_file"],
+          alwaysAllowServer: false,
         },
         {
           name: "broken",
@@ -60,6 +67,8 @@ describe("Tools & servers", () => {
           launch: "uvx broken-server",
           tools: [],
           stderrTail: ["Traceback (most recent call last):", "ModuleNotFoundError: yaml"],
+          alwaysAllowed: [],
+          alwaysAllowServer: false,
         },
       ],
       problems: ["MCP server \"half\", field \"args\": invalid type: string, expected a sequence"],
@@ -85,5 +94,35 @@ describe("Tools & servers", () => {
       "/home/ada/.config/pi-desktop/mcp.json",
     );
     expect(container.querySelectorAll('[data-testid="mcp-server"]')).toHaveLength(0);
+  });
+
+  it("lists the always grants, and Revoke asks the host and shows what it answers", async () => {
+    const server = {
+      name: "files",
+      status: { state: "ready" as const },
+      launch: "node fs.js",
+      tools: [],
+      stderrTail: [],
+      alwaysAllowed: ["read_text_file"],
+      alwaysAllowServer: true,
+    };
+    await render({ configFile: null, servers: [server], problems: [] });
+    ipc.revokeMcpGrant.mockResolvedValue({
+      configFile: null,
+      servers: [{ ...server, alwaysAllowServer: false }],
+      problems: [],
+    });
+
+    const grants = [...container.querySelectorAll('[data-testid="mcp-grant"]')];
+    expect(grants.map((grant) => grant.getAttribute("data-tool"))).toEqual(["", "read_text_file"]);
+    await act(async () => {
+      grants[0]?.querySelector<HTMLButtonElement>('[data-testid="revoke-grant"]')?.click();
+      await Promise.resolve();
+    });
+
+    expect(ipc.revokeMcpGrant).toHaveBeenCalledWith("files", undefined);
+    expect([...container.querySelectorAll('[data-testid="mcp-grant"]')].map((grant) => grant.getAttribute("data-tool"))).toEqual([
+      "read_text_file",
+    ]);
   });
 });

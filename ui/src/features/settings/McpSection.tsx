@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
-import { mcpServers, toCommandError } from "../../ipc/backend";
+import { mcpServers, revokeMcpGrant, toCommandError } from "../../ipc/backend";
 import type { CommandError, McpServersView } from "../../ipc/wire";
 
 export function McpSection() {
@@ -26,6 +26,10 @@ export function McpSection() {
       current = false;
     };
   }, []);
+
+  const revoke = (server: string, tool?: string) => {
+    revokeMcpGrant(server, tool).then(setView, (failure: unknown) => setError(toCommandError(failure)));
+  };
 
   return (
     <section className="mcp-section" data-testid="mcp-settings" aria-labelledby="mcp-heading">
@@ -68,6 +72,26 @@ export function McpSection() {
                             <span className="mcp-claim">{strings.readOnlyClaim}</span>
                           ) : null}
                           {tool.description !== "" ? <span className="mcp-tool-description">{tool.description}</span> : null}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : null}
+                  {server.alwaysAllowServer || server.alwaysAllowed.length > 0 ? (
+                    <ul className="mcp-grants">
+                      {server.alwaysAllowServer ? (
+                        <li data-testid="mcp-grant" data-tool="">
+                          <span>{strings.grantServer}</span>
+                          <button type="button" data-testid="revoke-grant" onClick={() => revoke(server.name)}>
+                            {strings.revoke}
+                          </button>
+                        </li>
+                      ) : null}
+                      {server.alwaysAllowed.map((tool) => (
+                        <li key={tool} data-testid="mcp-grant" data-tool={tool}>
+                          <span>{strings.grantTool(tool)}</span>
+                          <button type="button" data-testid="revoke-grant" onClick={() => revoke(server.name, tool)}>
+                            {strings.revoke}
+                          </button>
                         </li>
                       ))}
                     </ul>

@@ -25,4 +25,12 @@ tools: Array<McpToolView>,
 /**
  * The last lines it wrote to stderr.
  */
-stderrTail: Array<string>, };
+stderrTail: Array<string>, 
+/**
+ * Tools "always allowed" (kept in `mcp.json`).
+ */
+alwaysAllowed: Array<string>, 
+/**
+ * The whole server is "always allowed".
+ */
+alwaysAllowServer: boolean, };
