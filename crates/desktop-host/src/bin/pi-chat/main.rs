@@ -33,6 +33,8 @@ use desktop_host::conversations::{
     Conversations, ConversationsOptions, OpenConversation, SessionOptionsFactory, default_data_dir,
 };
 use desktop_host::desktop_paths::DesktopPaths;
+use desktop_host::desktop_tools::{DesktopToolContext, desktop_agent_tools};
+use desktop_host::language::Language;
 use desktop_host::mcp::{McpServerState, McpServers, ToolNames};
 
 use crate::approval::ApprovalMode;
@@ -108,23 +110,18 @@ async fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, String> {
-    let mut env: HashMap<String, String> = std::env::vars().collect();
-    for (key, value) in [
-        ("PI_API", &cli.api),
-        ("PI_BASE_URL", &cli.base_url),
-        ("PI_MODEL", &cli.model),
-    ] {
-        if let Some(value) = value {
-            env.insert(key.to_owned(), value.clone());
-        }
-    }
+    let env: HashMap<String, String> = std::env::vars().chain(cli_env(&cli)).collect();
     let settings = SettingsService::from_platform();
     let mcp = Arc::new(McpServers::load(settings.config_dir()));
     if !cli.list {
         mcp.start_all().await;
     }
-    let conversations =
-        open_conversations(&settings, env, cli.api_key_env.clone(), Arc::clone(&mcp))?;
+    let conversations = open_conversations(
+        &settings,
+        env.clone(),
+        cli.api_key_env.clone(),
+        Arc::clone(&mcp),
+    )?;
     if cli.list {
         return list(&conversations, cli.json);
     }
@@ -133,10 +130,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     }
     // The settings are checked before anything is saved, so a typo costs no empty conversation.
     settings
-        .session_options(
-            &std::env::vars().chain(cli_env(&cli)).collect(),
-            cli.api_key_env.as_deref(),
-        )
+        .session_options(&env, cli.api_key_env.as_deref())
         .map_err(|error| error.to_string())?;
     let conversation = match (&cli.resume, cli.continue_last) {
         (Some(id), _) => conversations
@@ -246,15 +240,22 @@ fn list(conversations: &Conversations, json: bool) -> Result<ExitCode, String> {
 
 /// `--list-tools`: the built-in tools, then each MCP server with its state and its tools.
 fn list_tools(mcp: &McpServers) -> Result<ExitCode, String> {
+    let paths = DesktopPaths::detect().ok_or("cannot find the home folder: set HOME")?;
+    let built_in: Vec<String> =
+        desktop_agent_tools(&DesktopToolContext::new(paths, Language::default()))
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect();
     let mut stdout = std::io::stdout();
-    for tool in ["list_download_files", "list_folder", "read_document"] {
+    for tool in &built_in {
         let _ = writeln!(stdout, "{tool}  (built in)");
     }
     let view = mcp.view();
     for problem in &view.problems {
         eprintln!("pi-chat: {problem}");
     }
-    let mut names = ToolNames::with_taken(["list_download_files", "list_folder", "read_document"]);
+    // Named in the order a run names them, so the names are the ones the agent gets.
+    let mut names = ToolNames::with_taken(built_in.iter().map(String::as_str));
     for server in &view.servers {
         let state = match &server.status {
             McpServerState::Failed(reason) => format!("failed: {reason}"),
