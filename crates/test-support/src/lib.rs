@@ -8,9 +8,11 @@
 //! - [`openai`] puts an OpenAI-compatible chat-completions script on top: the n-th request gets the n-th
 //!   [`openai::Reply`], built from the chunk builders there.
 //!
-//! The server stops, closing every connection, when it is dropped.
+//! The server stops, closing every connection, when it is dropped. [`ReferenceServer`] finds the MCP reference
+//! server the tests run.
 
 mod error;
+mod mcp_server;
 pub mod openai;
 mod pacing;
 mod request;
@@ -19,6 +21,7 @@ mod server;
 mod write;
 
 pub use error::ServerError;
+pub use mcp_server::{ReferenceServer, ReferenceServerError};
 pub use request::Request;
 pub use response::{Pacing, Response, Stream, StreamEnd};
 pub use server::LoopbackServer;

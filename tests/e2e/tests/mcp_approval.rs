@@ -3,38 +3,22 @@
 //! `mcp.json`: the tool card asks before anything runs; Allow once runs it and the answer streams; Deny gives the
 //! model the refusal; Stop while the card asks ends the run with nothing run; the settings list the server, ready.
 
-use std::path::PathBuf;
-
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_test_support::ReferenceServer;
 use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, tool_call_chunks};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::support::model_server::LaunchApp;
 
 /// A home whose `mcp.json` names the reference server, started with this machine's node.
 fn home_with_the_reference_server() -> tempfile::TempDir {
-    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        entry.is_file(),
-        "{} is missing: run `npm ci --prefix tests/mcp` (scripts/test-all.sh does)",
-        entry.display()
-    );
-    let node = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .expect("node is on PATH");
     let home = tempfile::Builder::new()
         .prefix("pi-desktop-e2e-home-")
         .tempdir()
         .unwrap();
-    let config = home.path().join(".config/pi-desktop");
-    std::fs::create_dir_all(&config).unwrap();
-    let mcp = json!({"mcpServers": {"everything": {
-        "command": node.display().to_string(),
-        "args": [entry.display().to_string(), "stdio"],
-    }}});
-    std::fs::write(config.join("mcp.json"), mcp.to_string()).unwrap();
+    ReferenceServer::find()
+        .and_then(|server| server.write_mcp_json(&home.path().join(".config/pi-desktop")))
+        .unwrap_or_else(|error| panic!("{error}"));
     home
 }
 

@@ -3,7 +3,6 @@
 //! tool list, calls through the agent loop with the scripted model (a sum, an image, structured content), progress
 //! on the tool card, Stop during a long operation, and a server whose program does not exist.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -11,29 +10,13 @@ use desktop_host::mcp::{McpClient, McpError, McpServerConfig, RmcpClient, mcp_ag
 use pi_agent::{Agent, AgentEvent, AgentInitialState, AgentOptions, AgentTool, HookError};
 use pi_ai::ToolCall;
 use pi_ai::scripted::{ScriptedProvider, text_message, tool_call_message};
+use pi_test_support::ReferenceServer;
 use serde_json::{Value, json};
 
-/// The installed entry point of the reference server (`npm ci --prefix tests/mcp` installs it).
-fn everything_entry_point() -> PathBuf {
-    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        entry.is_file(),
-        "{} is missing: run `npm ci --prefix tests/mcp` (scripts/test-all.sh does)",
-        entry.display()
-    );
-    entry
-}
-
+/// The reference server over stdio (`npm ci --prefix tests/mcp` installs it).
 fn everything_config() -> McpServerConfig {
-    McpServerConfig::stdio(
-        "everything",
-        "node",
-        vec![
-            everything_entry_point().display().to_string(),
-            "stdio".to_owned(),
-        ],
-    )
+    let server = ReferenceServer::find().unwrap_or_else(|error| panic!("{error}"));
+    McpServerConfig::stdio("everything", server.node.display().to_string(), server.args)
 }
 
 async fn everything() -> Arc<dyn McpClient> {

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use pi_test_support::ReferenceServer;
 use pi_test_support::openai::{
     MODEL, OpenAiServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
 };
@@ -437,24 +438,9 @@ async fn pi_chat_saves_its_runs_in_the_apps_database_lists_them_and_goes_on_with
 
 /// Writes `home`'s `mcp.json` naming the reference MCP server (installed by `npm ci --prefix tests/mcp`).
 fn configure_the_reference_server(home: &Path) {
-    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        entry.is_file(),
-        "{} is missing: run `npm ci --prefix tests/mcp`",
-        entry.display()
-    );
-    let node = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join("node"))
-        .find(|candidate| candidate.is_file())
-        .expect("node is on PATH");
-    let config = home.join(".config/pi-desktop");
-    std::fs::create_dir_all(&config).unwrap();
-    let mcp = json!({"mcpServers": {"everything": {
-        "command": node.display().to_string(),
-        "args": [entry.display().to_string(), "stdio"],
-    }}});
-    std::fs::write(config.join("mcp.json"), mcp.to_string()).unwrap();
+    ReferenceServer::find()
+        .and_then(|server| server.write_mcp_json(&home.join(".config/pi-desktop")))
+        .unwrap_or_else(|error| panic!("{error}"));
 }
 
 /// pi-chat asking the loopback model, which calls `everything__get-sum` once and then answers.
