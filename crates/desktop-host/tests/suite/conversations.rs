@@ -1,7 +1,6 @@
 //! The conversations service on a real SQLite file: switching while a run streams, reopening after a restart
 //! (with an interrupted answer), a damaged database, a folder that cannot hold one, delete/undo and export.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -12,9 +11,6 @@ use desktop_host::conversations::{
     SessionOptionsFactory, is_interrupted_message,
 };
 use desktop_host::session::SessionOptions;
-use desktop_host::settings::{
-    NoKeySource, ResolveInputs, ResolvedSettings, SettingsFile, TcpProbe, resolve_settings,
-};
 use desktop_host::store::{
     CHECKPOINT_INTERVAL_MS, Clock, ConversationId, DATABASE_FILE_NAME, DayZone, EntryState,
     ExportFormat, ManualClock, UNDO_WINDOW_MS,
@@ -30,24 +26,10 @@ use tokio::sync::Semaphore;
 
 use crate::support::envelopes::{EnvelopeLog, assistant_text, events, is_idle};
 use crate::support::home::{TestHome, test_home};
+use crate::support::settings::scripted_settings;
 
 /// 2026-11-30T12:00:00Z.
 const START_MS: i64 = 1_796_040_000_000;
-
-fn scripted_settings() -> ResolvedSettings {
-    let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
-        .into_iter()
-        .collect();
-    resolve_settings(&ResolveInputs {
-        file: &SettingsFile::default(),
-        env: &env,
-        key_env_override: None,
-        key_source: &NoKeySource,
-        probe: &TcpProbe::default(),
-        settings_path: None,
-    })
-    .unwrap()
-}
 
 /// A model that answers `answer to <last user text>` in two deltas. When the prompt contains "slow", it stops
 /// after the text block ended and finishes only when `gate` hands out a permit (a run that is still streaming).

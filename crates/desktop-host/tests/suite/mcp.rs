@@ -261,15 +261,11 @@ async fn a_server_that_exits_before_the_handshake_is_reported_with_its_last_outp
 mod approval {
     //! Approval of MCP calls through a real session: the question on the stream, each answer, and Stop.
 
-    use std::collections::HashMap;
     use std::sync::Arc;
 
     use desktop_host::approval::ApprovalDecision;
     use desktop_host::mcp::{McpConfig, McpServers};
     use desktop_host::session::{DesktopSession, SessionOptions};
-    use desktop_host::settings::{
-        NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings,
-    };
     use pi_ai::ToolCall;
     use pi_ai::scripted::{ScriptedProvider, text_message, tool_call_message};
     use serde_json::{Value, json};
@@ -277,6 +273,7 @@ mod approval {
     use super::everything_config;
     use crate::support::envelopes::{EnvelopeLog, events};
     use crate::support::home::test_home;
+    use crate::support::settings::scripted_settings;
 
     async fn session_calling(
         calls: Vec<(&str, Value)>,
@@ -296,18 +293,7 @@ mod approval {
         calls: Vec<(&str, Value)>,
     ) -> (DesktopSession, EnvelopeLog, crate::support::home::TestHome) {
         let home = test_home();
-        let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
-            .into_iter()
-            .collect();
-        let settings = resolve_settings(&ResolveInputs {
-            file: &SettingsFile::default(),
-            env: &env,
-            key_env_override: None,
-            key_source: &NoKeySource,
-            probe: &TcpProbe::default(),
-            settings_path: None,
-        })
-        .unwrap();
+        let settings = scripted_settings();
         servers.start_all().await;
         let mut responses = Vec::new();
         for (index, (tool, arguments)) in calls.into_iter().enumerate() {

@@ -1,16 +1,12 @@
 //! The session facade: envelopes out of a real Agent, replay, busy refusal, abort, coalescing, persistence,
 //! prompts with images.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use desktop_host::session::{
     DesktopSession, ImageContent, MAX_IMAGE_BYTES, PromptImageError, SessionError, SessionOptions,
     SessionPrompt,
-};
-use desktop_host::settings::{
-    NoKeySource, ResolveInputs, ResolvedSettings, SettingsFile, TcpProbe, resolve_settings,
 };
 use desktop_host::wire::{COALESCE_WINDOW, NoticeSource};
 use pi_agent::{StreamFn, StreamFnError, stream_fn};
@@ -23,21 +19,7 @@ use serde_json::{Value, json};
 
 use crate::support::envelopes::{EnvelopeLog, assistant_text, events, replay};
 use crate::support::home::test_home;
-
-fn scripted_settings() -> ResolvedSettings {
-    let env: HashMap<String, String> = [("PI_API".to_owned(), "scripted".to_owned())]
-        .into_iter()
-        .collect();
-    resolve_settings(&ResolveInputs {
-        file: &SettingsFile::default(),
-        env: &env,
-        key_env_override: None,
-        key_source: &NoKeySource,
-        probe: &TcpProbe::default(),
-        settings_path: None,
-    })
-    .unwrap()
-}
+use crate::support::settings::scripted_settings;
 
 /// A model that streams `deltas` as one text block, all at once.
 fn streaming_text(deltas: Vec<String>) -> StreamFn {

@@ -3,3 +3,4 @@
 pub(crate) mod envelopes;
 pub(crate) mod home;
 pub(crate) mod pdf;
+pub(crate) mod settings;
