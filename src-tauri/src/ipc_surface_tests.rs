@@ -82,6 +82,7 @@ fn scripted_app_with(adjust: fn(&mut SessionOptions)) -> TestApp {
         .manage(conversations)
         .manage(std::sync::Arc::new(desktop_host::mcp::McpServers::load(
             None,
+            std::sync::Arc::new(desktop_host::mcp::NoSecrets),
         )))
         .manage(settings)
         .build(tauri::generate_context!())

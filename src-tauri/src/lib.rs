@@ -114,7 +114,10 @@ pub fn run() -> Result<(), RunError> {
                 .unwrap_or_else(|| data_dir.clone());
             let settings = SettingsService::from_platform();
             // The servers of mcp.json start in the background; a run gets the tools of those ready by then.
-            let mcp = std::sync::Arc::new(McpServers::load(settings.config_dir()));
+            let mcp = std::sync::Arc::new(McpServers::load(
+                settings.config_dir(),
+                std::sync::Arc::new(settings.clone()),
+            ));
             let starting = std::sync::Arc::clone(&mcp);
             tauri::async_runtime::spawn(async move { starting.start_all().await });
             let conversations = host::open_conversations(

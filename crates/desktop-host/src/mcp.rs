@@ -19,17 +19,20 @@ pub mod config;
 mod environment;
 pub mod launch;
 pub mod result;
+pub mod secret_values;
 pub mod servers;
 pub mod tool_name;
 
-pub use agent_tool::{McpTool, mcp_agent_tools};
+pub use agent_tool::{McpTool, ServingServer, mcp_agent_tools};
 pub use client::{McpClient, McpError, McpToolInfo};
 pub use config::{
-    MCP_FILE_NAME, McpConfig, McpConfigError, McpConfigProblem, McpServerConfig, McpTransport,
-    parse_mcp_config,
+    ConfigValue, MCP_FILE_NAME, McpConfig, McpConfigError, McpConfigProblem, McpServerConfig,
+    McpTransport, keychain_name, parse_mcp_config,
 };
 pub use launch::RmcpClient;
+pub use secret_values::{McpSecrets, NoSecrets};
 pub use servers::{
-    McpServerState, McpServerView, McpServers, McpServersView, McpToolView, RevokeError,
+    MAX_RESTARTS, McpLaunchView, McpReloadError, McpRestartError, McpServerState, McpServerView,
+    McpServers, McpServersView, McpToolView, McpValueView, RevokeError, STABLE_AFTER,
 };
 pub use tool_name::{MODEL_TOOL_NAME_MAX, ToolNames, model_tool_name};

@@ -10,12 +10,16 @@
 mod support;
 
 mod suite {
+    /// Tool approval beyond one session: conversation grants kept in the database, revoked; built-in tools asking.
+    mod approval;
     /// The conversations service: sessions per conversation on a real SQLite file, switching, restart, fallback.
     mod conversations;
     /// The desktop tools as plain functions: listing, reading, refusals and safe messages.
     mod desktop_tools;
     /// MCP servers as tool sources: the real reference server over stdio, through the agent loop.
     mod mcp;
+    /// MCP servers over time: crashes and restarts, timeouts, junk, list_changed, reload, HTTP.
+    mod mcp_supervisor;
     /// `pi-chat` as a process: loopback OpenAI-compatible server, scripted model, settings errors.
     mod pi_chat;
     /// The session facade: envelopes, replay, busy refusal, abort, coalescing, persistence notices.

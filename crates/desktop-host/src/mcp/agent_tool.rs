@@ -123,20 +123,41 @@ pub fn definition_hash(info: &McpToolInfo) -> String {
         .collect()
 }
 
-/// The agent tools of every connected server, in order, named uniquely beside the tools named `taken`.
+/// A ready server as a run gets it: the connection and the tools the user turned off.
+#[derive(Clone)]
+pub struct ServingServer {
+    /// The connection.
+    pub client: Arc<dyn McpClient>,
+    /// Its tools the agent does not get (`disabledTools`).
+    pub disabled_tools: Vec<String>,
+}
+
+impl From<Arc<dyn McpClient>> for ServingServer {
+    fn from(client: Arc<dyn McpClient>) -> Self {
+        ServingServer {
+            client,
+            disabled_tools: Vec::new(),
+        }
+    }
+}
+
+/// The agent tools of every ready server, in order (turned-off tools left out), named uniquely beside the tools
+/// named `taken`.
 pub fn mcp_agent_tools(
-    clients: &[Arc<dyn McpClient>],
+    servers: &[ServingServer],
     taken: &[&str],
     takes_images: bool,
 ) -> Vec<Arc<McpTool>> {
     let mut names = ToolNames::with_taken(taken.iter().copied());
-    clients
+    servers
         .iter()
-        .flat_map(|client| {
-            client
+        .flat_map(|server| {
+            server
+                .client
                 .tools()
-                .iter()
-                .map(|info| (Arc::clone(client), info.clone()))
+                .into_iter()
+                .filter(|info| !server.disabled_tools.contains(&info.name))
+                .map(|info| (Arc::clone(&server.client), info))
                 .collect::<Vec<_>>()
         })
         .map(|(client, info)| {

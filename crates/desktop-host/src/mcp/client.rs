@@ -54,13 +54,15 @@ pub enum McpError {
         /// The end of what it wrote to stderr (with a leading separator), or empty.
         stderr: String,
     },
-    /// The transport is not available in this build.
-    #[error("MCP server \"{server}\": {transport} servers are not supported yet")]
-    Unsupported {
+    /// A `{"keychain": NAME}` value has nothing behind it.
+    #[error("MCP server \"{server}\", {field}: {reason}")]
+    MissingSecret {
         /// The server.
         server: String,
-        /// The transport.
-        transport: &'static str,
+        /// `env.NAME` or `headers.NAME`.
+        field: String,
+        /// Why, and where to enter it.
+        reason: String,
     },
     /// The call was stopped (Stop, or the run ended).
     #[error("stopped")]
@@ -104,8 +106,8 @@ pub trait McpClient: Send + Sync {
     /// The server's name (from `mcp.json`).
     fn server_name(&self) -> &str;
 
-    /// The tools it listed.
-    fn tools(&self) -> &[McpToolInfo];
+    /// The tools it lists now (a `tools/list_changed` re-lists them).
+    fn tools(&self) -> Vec<McpToolInfo>;
 
     /// Calls `tool` with `arguments`.
     fn call<'a>(

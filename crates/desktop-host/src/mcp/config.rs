@@ -1,7 +1,12 @@
 //! `mcp.json`: the servers the user plugged in, in the shape Claude Desktop and Cursor already use
 //! (`{"mcpServers": {"NAME": {"command", "args", "env", "cwd"} | {"url", "headers"}}}`) plus our own fields
-//! (`disabled`, `timeoutSeconds`, `totalTimeoutSeconds`, `disabledTools`, and the "always" grants the app writes:
+//! (`disabled`, `startTimeoutSeconds`, `timeoutSeconds`, `totalTimeoutSeconds`, `disabledTools`, and the "always" grants the app writes:
 //! `alwaysAllow` (tool → a hash of its definition) and `alwaysAllowServer`). Keys other apps add are ignored.
+//!
+//! Values of `env` and `headers` are a string or `{"keychain": "NAME"}`: a reference to a value kept in the OS
+//! keychain under `NAME` ([`keychain_name`] is the name the app gives the values it stores). A plain value whose
+//! name says it is a secret (a key, a token, a password, `Authorization`) is used, with a problem telling the user
+//! to move it to the keychain.
 //!
 //! Contract: invalid JSON fails the whole file ([`McpConfigError`]); an invalid entry is left out with a
 //! [`McpConfigProblem`] naming the server and the field, and the other servers are kept.
@@ -11,17 +16,84 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// The file's name beside the settings file in the app's config folder.
 pub const MCP_FILE_NAME: &str = "mcp.json";
 
+/// How long a server may take from start to its tool list when the entry names no limit.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A call's timeout when the entry names none: reset by every progress notification.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A call's total cap when the entry names none, progress or not.
 pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// A value of `env` or `headers`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum ConfigValue {
+    /// Written in the file.
+    Plain(String),
+    /// Kept in the OS keychain under this name.
+    Keychain {
+        /// The keychain entry's name.
+        keychain: String,
+    },
+}
+
+impl ConfigValue {
+    /// A plain value.
+    pub fn plain(value: impl Into<String>) -> Self {
+        ConfigValue::Plain(value.into())
+    }
+
+    /// `self` as `mcp.json` writes it.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ConfigValue::Plain(value) => Value::from(value.as_str()),
+            ConfigValue::Keychain { keychain } => serde_json::json!({ "keychain": keychain }),
+        }
+    }
+}
+
+/// The keychain name the app gives the value of `field` (an `env` variable or a header) of `server`:
+/// `mcp.<server>.<field>`, every character outside `[A-Za-z0-9_.-]` replaced by `_`, at most 64 characters.
+pub fn keychain_name(server: &str, field: &str) -> String {
+    let clean = |text: &str| -> String {
+        text.chars()
+            .map(|character| {
+                if character.is_ascii_alphanumeric() || "_.-".contains(character) {
+                    character
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let name = format!("mcp.{}.{}", clean(server), clean(field));
+    name.chars().take(64).collect()
+}
+
+/// True when a variable or header called `name` usually holds a secret.
+pub fn looks_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "AUTH",
+        "CREDENTIAL",
+        "COOKIE",
+    ]
+    .iter()
+    .any(|word| upper.contains(word))
+}
 
 /// How the app reaches a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +105,7 @@ pub enum McpTransport {
         /// Its arguments.
         args: Vec<String>,
         /// Variables added to the clean environment.
-        env: BTreeMap<String, String>,
+        env: BTreeMap<String, ConfigValue>,
         /// The working folder.
         cwd: Option<PathBuf>,
     },
@@ -42,7 +114,7 @@ pub enum McpTransport {
         /// The endpoint.
         url: String,
         /// Headers sent with every request.
-        headers: BTreeMap<String, String>,
+        headers: BTreeMap<String, ConfigValue>,
     },
 }
 
@@ -55,6 +127,8 @@ pub struct McpServerConfig {
     pub transport: McpTransport,
     /// Configured but not started.
     pub disabled: bool,
+    /// How long it may take from start to its tool list.
+    pub start_timeout: Duration,
     /// A call's timeout, reset by progress.
     pub call_timeout: Duration,
     /// A call's total cap.
@@ -79,6 +153,7 @@ impl McpServerConfig {
                 cwd: None,
             },
             disabled: false,
+            start_timeout: DEFAULT_START_TIMEOUT,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             total_timeout: DEFAULT_TOTAL_TIMEOUT,
             disabled_tools: Vec::new(),
@@ -145,7 +220,10 @@ pub fn parse_mcp_config(text: &str) -> Result<(McpConfig, Vec<McpConfigProblem>)
     let mut problems = Vec::new();
     for (name, entry) in servers {
         match server_config(name, entry) {
-            Ok(server) => config.servers.push(server),
+            Ok(server) => {
+                problems.extend(plain_secrets(&server));
+                config.servers.push(server);
+            }
             Err(problem) => problems.push(problem),
         }
     }
@@ -227,6 +305,7 @@ fn server_config(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfig
         disabled: field_of(entry, "disabled")
             .map_err(|message| problem(Some("disabled"), message))?
             .unwrap_or(false),
+        start_timeout: seconds("startTimeoutSeconds", DEFAULT_START_TIMEOUT)?,
         call_timeout: seconds("timeoutSeconds", DEFAULT_CALL_TIMEOUT)?,
         total_timeout: seconds("totalTimeoutSeconds", DEFAULT_TOTAL_TIMEOUT)?,
         disabled_tools: field_of(entry, "disabledTools")
@@ -239,6 +318,23 @@ fn server_config(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfig
             .map_err(|message| problem(Some("alwaysAllowServer"), message))?
             .unwrap_or(false),
     })
+}
+
+/// A problem for each plain value whose name says it is a secret (the server still starts with it).
+fn plain_secrets(server: &McpServerConfig) -> Vec<McpConfigProblem> {
+    let (section, values) = match &server.transport {
+        McpTransport::Stdio { env, .. } => ("env", env),
+        McpTransport::Http { headers, .. } => ("headers", headers),
+    };
+    values
+        .iter()
+        .filter(|(name, value)| matches!(value, ConfigValue::Plain(_)) && looks_secret(name))
+        .map(|(name, _)| McpConfigProblem {
+            server: server.name.clone(),
+            field: Some(format!("{section}.{name}")),
+            message: "is written in plain text in mcp.json; move it to the keychain from Settings → Tools & servers".to_owned(),
+        })
+        .collect()
 }
 
 /// The field `key` of `entry` as `T`; absent and `null` are `None`.
@@ -285,7 +381,7 @@ mod tests {
                     "-y".to_owned(),
                     "@modelcontextprotocol/server-everything".to_owned()
                 ],
-                env: BTreeMap::from([("LOG".to_owned(), "1".to_owned())]),
+                env: BTreeMap::from([("LOG".to_owned(), ConfigValue::plain("1"))]),
                 cwd: None,
             }
         );
@@ -303,6 +399,36 @@ mod tests {
             "{}",
             problems[1]
         );
+    }
+
+    #[test]
+    fn a_value_is_plain_or_a_keychain_reference_and_a_plain_secret_is_named_as_a_problem() {
+        let text = r#"{"mcpServers": {
+            "github": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": {"keychain": "mcp.github.GITHUB_TOKEN"}, "DEBUG": "1"}},
+            "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer abc"}}
+        }}"#;
+
+        let (config, problems) = parse_mcp_config(text).unwrap();
+
+        let McpTransport::Stdio { env, .. } = &config.servers[0].transport else {
+            panic!("stdio expected");
+        };
+        assert_eq!(
+            env.get("GITHUB_TOKEN"),
+            Some(&ConfigValue::Keychain {
+                keychain: "mcp.github.GITHUB_TOKEN".to_owned()
+            })
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].server, "remote");
+        assert_eq!(problems[0].field.as_deref(), Some("headers.Authorization"));
+        assert!(!problems[0].to_string().contains("abc"));
+    }
+
+    #[test]
+    fn the_keychain_name_of_a_value_is_clean_and_bounded() {
+        assert_eq!(keychain_name("my notes", "API_KEY"), "mcp.my_notes.API_KEY");
+        assert_eq!(keychain_name(&"x".repeat(100), "K").len(), 64);
     }
 
     #[test]

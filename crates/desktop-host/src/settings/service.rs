@@ -269,6 +269,34 @@ impl SettingsService {
         self.view()
     }
 
+    /// The value kept under `name` in the key store (an MCP server's `{"keychain": NAME}` value); `None` when
+    /// none is kept or keys cannot be kept yet.
+    pub fn secret(&self, name: &str) -> Result<Option<ApiKey>, SettingsServiceError> {
+        match self.key_store()? {
+            Some(keys) => keys
+                .api_key(name)
+                .map_err(|message| SettingsServiceError::new(SettingsFailure::Storage, message)),
+            None => Ok(None),
+        }
+    }
+
+    /// Keeps `value` under `name` in the key store, replacing an earlier one.
+    pub fn store_secret(&self, name: &str, value: &str) -> Result<(), SettingsServiceError> {
+        let keys = self
+            .key_store()?
+            .ok_or_else(|| self.needs_consent_error())?;
+        keys.set_key(name, &ApiKey::new(value))
+            .map_err(keychain_error)
+    }
+
+    /// Deletes the value kept under `name` (a no-op when there is none).
+    pub fn delete_secret(&self, name: &str) -> Result<(), SettingsServiceError> {
+        if let Some(keys) = self.key_store()? {
+            keys.delete_key(name).map_err(keychain_error)?;
+        }
+        Ok(())
+    }
+
     /// The user confirmed the private key file: creates it (owner-only) when no keychain answers and keeps keys
     /// there from now on. A no-op when keys can already be stored.
     pub fn accept_key_file_fallback(&self) -> Result<SettingsView, SettingsServiceError> {

@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use desktop_host::mcp::{McpClient, McpError, McpServerConfig, RmcpClient, mcp_agent_tools};
+use desktop_host::mcp::{
+    ConfigValue, McpClient, McpError, McpServerConfig, NoSecrets, RmcpClient, mcp_agent_tools,
+};
 use pi_agent::{Agent, AgentEvent, AgentInitialState, AgentOptions, AgentTool, HookError};
 use pi_ai::ToolCall;
 use pi_ai::scripted::{ScriptedProvider, text_message, tool_call_message};
@@ -20,7 +22,11 @@ fn everything_config() -> McpServerConfig {
 }
 
 async fn everything() -> Arc<dyn McpClient> {
-    Arc::new(RmcpClient::start(&everything_config()).await.unwrap())
+    Arc::new(
+        RmcpClient::start(&everything_config(), &NoSecrets)
+            .await
+            .unwrap(),
+    )
 }
 
 /// Runs one prompt through an agent whose only tools are `client`'s and whose scripted model first calls
@@ -38,7 +44,7 @@ async fn run_through_the_agent(
     let mut options = AgentOptions::new(model.stream_fn());
     options.initial_state = AgentInitialState {
         model: model.model(None),
-        tools: mcp_agent_tools(&[client], &[], true)
+        tools: mcp_agent_tools(&[client.into()], &[], true)
             .into_iter()
             .map(|tool| tool as pi_agent::SharedAgentTool)
             .collect(),
@@ -78,11 +84,8 @@ async fn the_reference_server_starts_lists_its_tools_and_adds_two_numbers_throug
     let client = everything().await;
     let start_up = started.elapsed();
 
-    let names: Vec<&str> = client
-        .tools()
-        .iter()
-        .map(|tool| tool.name.as_str())
-        .collect();
+    let listed = client.tools();
+    let names: Vec<&str> = listed.iter().map(|tool| tool.name.as_str()).collect();
     for expected in [
         "echo",
         "get-sum",
@@ -95,7 +98,7 @@ async fn the_reference_server_starts_lists_its_tools_and_adds_two_numbers_throug
             "{expected} missing from {names:?}"
         );
     }
-    let tools = mcp_agent_tools(&[Arc::clone(&client)], &[], true);
+    let tools = mcp_agent_tools(&[Arc::clone(&client).into()], &[], true);
     let get_sum = tools
         .iter()
         .find(|tool| tool.name() == "everything__get-sum")
@@ -219,7 +222,7 @@ async fn a_server_whose_program_does_not_exist_fails_at_once_saying_what_to_inst
     let config = McpServerConfig::stdio("ghost", "pi-desktop-no-such-mcp-server", Vec::new());
 
     let started = Instant::now();
-    let error = RmcpClient::start(&config).await.err().unwrap();
+    let error = RmcpClient::start(&config, &NoSecrets).await.err().unwrap();
 
     assert!(matches!(error, McpError::CommandNotFound { .. }), "{error}");
     assert_eq!(
@@ -241,10 +244,10 @@ async fn a_server_that_exits_before_the_handshake_is_reported_with_its_last_outp
     );
     let mut config = config;
     if let desktop_host::mcp::McpTransport::Stdio { env, .. } = &mut config.transport {
-        env.insert("TOKEN".to_owned(), "sk-secret-value".to_owned());
+        env.insert("TOKEN".to_owned(), ConfigValue::plain("sk-secret-value"));
     }
 
-    let error = RmcpClient::start(&config).await.err().unwrap();
+    let error = RmcpClient::start(&config, &NoSecrets).await.err().unwrap();
 
     assert!(matches!(error, McpError::Handshake { .. }), "{error}");
     let message = error.to_string();
@@ -264,7 +267,7 @@ mod approval {
     use std::sync::Arc;
 
     use desktop_host::approval::ApprovalDecision;
-    use desktop_host::mcp::{McpConfig, McpServers};
+    use desktop_host::mcp::{McpConfig, McpServers, NoSecrets};
     use desktop_host::session::{DesktopSession, SessionOptions};
     use pi_ai::ToolCall;
     use pi_ai::scripted::{ScriptedProvider, text_message, tool_call_message};
@@ -283,6 +286,7 @@ mod approval {
                 servers: vec![everything_config()],
             },
             Vec::new(),
+            Arc::new(NoSecrets),
         );
         session_with(servers, calls).await
     }
@@ -294,6 +298,7 @@ mod approval {
     ) -> (DesktopSession, EnvelopeLog, crate::support::home::TestHome) {
         let home = test_home();
         let settings = scripted_settings();
+        let servers = Arc::new(servers);
         servers.start_all().await;
         let mut responses = Vec::new();
         for (index, (tool, arguments)) in calls.into_iter().enumerate() {
@@ -307,7 +312,7 @@ mod approval {
         let model = ScriptedProvider::new(responses);
         let mut options = SessionOptions::new(settings, home.paths.clone());
         options.stream_fn = Some(model.stream_fn());
-        options.mcp = Some(Arc::new(servers));
+        options.mcp = Some(servers);
         let (session, envelopes) = DesktopSession::start_with_channel(options).unwrap();
         (session, EnvelopeLog::start(envelopes), home)
     }
@@ -334,7 +339,10 @@ mod approval {
         assert_eq!(
             question["notice"],
             json!({"type": "approval_requested", "requestId": 1, "toolCallId": "call_0", "server": "everything",
-                   "tool": "get-sum", "arguments": {"a": 2, "b": 3}, "readOnlyClaim": true, "destructiveClaim": false})
+                   "tool": "get-sum", "builtIn": false,
+                   "offered": ["allow_once", "allow_conversation", "allow_tool_always", "allow_server_always", "deny",
+                               "deny_and_stop"],
+                   "arguments": {"a": 2, "b": 3}, "readOnlyClaim": true, "destructiveClaim": false})
         );
         assert!(
             tool_results(&log.seen).is_empty(),
@@ -481,7 +489,7 @@ mod approval {
     async fn always_allow_this_tool_is_kept_in_mcp_json_pinned_to_the_tools_definition() {
         let folder = config_folder();
         let (session, mut log, _home) = session_with(
-            McpServers::load(Some(folder.path())),
+            McpServers::load(Some(folder.path()), Arc::new(NoSecrets)),
             vec![("everything__get-sum", json!({"a": 1, "b": 2}))],
         )
         .await;
@@ -509,7 +517,7 @@ mod approval {
 
         // After a restart (servers and session made anew from the file) the tool runs without asking.
         let (again, mut again_log, _home) = session_with(
-            McpServers::load(Some(folder.path())),
+            McpServers::load(Some(folder.path()), Arc::new(NoSecrets)),
             vec![("everything__get-sum", json!({"a": 3, "b": 4}))],
         )
         .await;
@@ -533,7 +541,7 @@ mod approval {
         changed["mcpServers"]["everything"]["alwaysAllow"]["get-sum"] = json!("0".repeat(32));
         std::fs::write(folder.path().join("mcp.json"), changed.to_string()).unwrap();
         let (third, mut third_log, _home) = session_with(
-            McpServers::load(Some(folder.path())),
+            McpServers::load(Some(folder.path()), Arc::new(NoSecrets)),
             vec![("everything__get-sum", json!({"a": 5, "b": 6}))],
         )
         .await;
@@ -550,7 +558,7 @@ fn a_revoked_always_grant_is_gone_from_memory_and_from_mcp_json() {
     let mcp = json!({"mcpServers": {"files": {"command": "node", "args": ["fs.js"],
         "alwaysAllow": {"read_file": "abc", "write_file": "def"}, "alwaysAllowServer": true, "cwd": "/tmp"}}});
     std::fs::write(folder.path().join("mcp.json"), mcp.to_string()).unwrap();
-    let servers = desktop_host::mcp::McpServers::load(Some(folder.path()));
+    let servers = desktop_host::mcp::McpServers::load(Some(folder.path()), Arc::new(NoSecrets));
     assert_eq!(
         servers.view().servers[0].always_allowed,
         ["read_file", "write_file"]

@@ -3,4 +3,12 @@
 /**
  * Where a server stands.
  */
-export type McpServerState = { "state": "disabled" } | { "state": "starting" } | { "state": "ready" } | { "state": "failed", "reason": string };
+export type McpServerState = { "state": "disabled" } | { "state": "starting" } | { "state": "ready" } | { "state": "failed", 
+/**
+ * Why, with its last output.
+ */
+reason: string, } | { "state": "restarting", 
+/**
+ * Which restart this is (from 1).
+ */
+attempt: number, };

@@ -19,4 +19,8 @@ readOnlyClaim: boolean,
 /**
  * The server says it may destroy data.
  */
-destructiveClaim: boolean, };
+destructiveClaim: boolean, 
+/**
+ * The agent gets it (not in `disabledTools`).
+ */
+enabled: boolean, };

@@ -112,7 +112,10 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, String> {
     let env: HashMap<String, String> = std::env::vars().chain(cli_env(&cli)).collect();
     let settings = SettingsService::from_platform();
-    let mcp = Arc::new(McpServers::load(settings.config_dir()));
+    let mcp = Arc::new(McpServers::load(
+        settings.config_dir(),
+        Arc::new(settings.clone()),
+    ));
     if !cli.list {
         mcp.start_all().await;
     }
@@ -126,7 +129,9 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         return list(&conversations, cli.json);
     }
     if cli.list_tools {
-        return list_tools(&mcp);
+        let listed = list_tools(&mcp);
+        mcp.shutdown().await;
+        return listed;
     }
     // The settings are checked before anything is saved, so a typo costs no empty conversation.
     settings
@@ -171,6 +176,8 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     drop(session);
     drop(conversations);
     let _ = printer.await;
+    // The servers' process groups end with the program, not after it.
+    mcp.shutdown().await;
     if !cli.json {
         eprintln!("pi-chat: saved as conversation {id} (pi-chat --resume {id} goes on with it)");
     }
@@ -258,13 +265,12 @@ fn list_tools(mcp: &McpServers) -> Result<ExitCode, String> {
     let mut names = ToolNames::with_taken(built_in.iter().map(String::as_str));
     for server in &view.servers {
         let state = match &server.status {
-            McpServerState::Failed(reason) => format!("failed: {reason}"),
-            McpServerState::Disabled => "disabled".to_owned(),
-            McpServerState::Starting => "starting".to_owned(),
-            McpServerState::Ready => "ready".to_owned(),
+            McpServerState::Failed { reason } => format!("failed: {reason}"),
+            McpServerState::Restarting { attempt } => format!("restarting ({attempt})"),
+            other => other.label().to_owned(),
         };
         let _ = writeln!(stdout, "[{}] {state}: {}", server.name, server.launch);
-        for tool in &server.tools {
+        for tool in server.tools.iter().filter(|tool| tool.enabled) {
             let _ = writeln!(
                 stdout,
                 "{}  ({})",
