@@ -7,7 +7,9 @@
 //   --silent  reads everything and never answers (not even `initialize`)
 //   --junk    writes lines that are not JSON to stdout before every answer
 // Tools: `echo {text}`; `hang` (never answers); `grow` (adds the tool `extra`, changes `echo`'s description and
-// says the list changed). With STUB_PID_FILE set, the process id is written there at start.
+// says the list changed); `slow` (progress every 20 ms, never answers; when cancelled it sends one more progress,
+// as real servers do); `cancelled` (the ids of the requests it was told were cancelled). With STUB_PID_FILE set,
+// the process id is written there at start.
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -16,6 +18,8 @@ const junk = process.argv.includes("--junk");
 if (process.env.STUB_PID_FILE) writeFileSync(process.env.STUB_PID_FILE, String(process.pid));
 
 let grown = false;
+const cancelled = [];
+const progressOf = new Map();
 const tools = () => [
   {
     name: "echo",
@@ -24,6 +28,8 @@ const tools = () => [
   },
   { name: "hang", description: "Never answers.", inputSchema: { type: "object" } },
   { name: "grow", description: "Adds a tool.", inputSchema: { type: "object" } },
+  { name: "slow", description: "Reports progress and never ends.", inputSchema: { type: "object" } },
+  { name: "cancelled", description: "Lists the cancelled requests.", inputSchema: { type: "object" } },
   ...(grown ? [{ name: "extra", description: "Arrived later.", inputSchema: { type: "object" } }] : []),
 ];
 
@@ -48,6 +54,15 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     case "tools/call": {
       const { name, arguments: args } = message.params;
       if (name === "hang") return;
+      if (name === "slow") {
+        const token = message.params._meta?.progressToken;
+        let step = 0;
+        const progress = () =>
+          send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: ++step } });
+        progressOf.set(message.id, { progress, timer: setInterval(progress, 20) });
+        return;
+      }
+      if (name === "cancelled") return reply(message.id, { content: [{ type: "text", text: JSON.stringify(cancelled) }] });
       if (name === "grow") {
         grown = true;
         reply(message.id, { content: [{ type: "text", text: "grown" }] });
@@ -55,6 +70,16 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       }
       if (name === "echo") return reply(message.id, { content: [{ type: "text", text: String(args?.text ?? "") }] });
       return reply(message.id, { content: [{ type: "text", text: `unknown tool ${name}` }], isError: true });
+    }
+    case "notifications/cancelled": {
+      const id = message.params.requestId;
+      cancelled.push(id);
+      const running = progressOf.get(id);
+      if (running) {
+        clearInterval(running.timer);
+        running.progress();
+      }
+      return;
     }
     case "ping":
       return reply(message.id, {});

@@ -31,7 +31,7 @@ async fn everything() -> Arc<dyn McpClient> {
 
 /// Runs one prompt through an agent whose only tools are `client`'s and whose scripted model first calls
 /// `tool` with `arguments`, then answers "done"; returns every event.
-async fn run_through_the_agent(
+pub(super) async fn run_through_the_agent(
     client: Arc<dyn McpClient>,
     tool: &str,
     arguments: Value,
@@ -66,7 +66,7 @@ async fn run_through_the_agent(
     events.lock().unwrap().clone()
 }
 
-fn tool_end(events: &[Arc<AgentEvent>]) -> (Value, bool) {
+pub(super) fn tool_end(events: &[Arc<AgentEvent>]) -> (Value, bool) {
     events
         .iter()
         .find_map(|event| match event.as_ref() {

@@ -16,10 +16,12 @@ use desktop_host::mcp::{
     ConfigValue, McpClient, McpConfig, McpError, McpSecrets, McpServerConfig, McpServerState,
     McpServers, McpTransport, NoSecrets, RmcpClient, mcp_agent_tools,
 };
-use pi_agent::ToolUpdateSink;
+use pi_agent::{AgentEvent, ToolUpdateSink};
 use pi_test_support::ReferenceServer;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+
+use super::mcp::{run_through_the_agent, tool_end};
 
 /// How long a test waits for a server to reach a state before it fails.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -232,12 +234,56 @@ async fn a_call_never_answered_ends_with_the_timeout_and_the_server_stays_usable
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_tells_the_server_the_call_is_cancelled_and_its_late_progress_is_dropped() {
+    let client: Arc<dyn McpClient> = Arc::new(
+        RmcpClient::start(&stub("stub", &[], None), &NoSecrets)
+            .await
+            .unwrap(),
+    );
+    let updates_seen = std::sync::atomic::AtomicUsize::new(0);
+
+    let events =
+        run_through_the_agent(Arc::clone(&client), "stub__slow", json!({}), move |event| {
+            matches!(event, AgentEvent::ToolExecutionUpdate { .. })
+                && updates_seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 2
+        })
+        .await;
+
+    let (result, is_error) = tool_end(&events);
+    assert!(is_error, "a stopped call is an error result: {result}");
+    let end = events
+        .iter()
+        .position(|event| matches!(event.as_ref(), AgentEvent::ToolExecutionEnd { .. }))
+        .unwrap();
+    assert!(
+        !events[end..]
+            .iter()
+            .any(|event| matches!(event.as_ref(), AgentEvent::ToolExecutionUpdate { .. })),
+        "no progress after the card ended"
+    );
+    // The server handles messages in order: by the time it answers this, it has seen the cancellation (and sent
+    // the late progress that was dropped).
+    let told = client
+        .call(
+            "cancelled",
+            json!({}),
+            no_progress(),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    let ids: Vec<serde_json::Value> =
+        serde_json::from_str(told["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(ids.len(), 1, "the server was told once: {ids:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn junk_on_stdout_is_skipped_and_the_answers_between_it_are_read() {
     let client = RmcpClient::start(&stub("noisy", &["--junk"], None), &NoSecrets)
         .await
         .unwrap();
 
-    assert_eq!(client.tools().len(), 3);
+    assert_eq!(client.tools().len(), 5);
     let echoed = client
         .call(
             "echo",
@@ -279,7 +325,10 @@ async fn list_changed_relists_the_tools_and_a_changed_definition_loses_its_alway
 
     let tools = mcp_agent_tools(&servers.ready(), &[], true);
     let names: Vec<&str> = tools.iter().map(|tool| tool.info().name.as_str()).collect();
-    assert_eq!(names, ["echo", "hang", "grow", "extra"]);
+    assert_eq!(
+        names,
+        ["echo", "hang", "grow", "slow", "cancelled", "extra"]
+    );
     let echo_after = tools
         .iter()
         .find(|tool| tool.info().name == "echo")
@@ -364,7 +413,7 @@ async fn mcp_json_read_again_starts_ends_and_keeps_servers_and_a_failed_one_can_
         .collect();
     assert_eq!(
         kept_tools,
-        ["echo", "grow"],
+        ["echo", "grow", "slow", "cancelled"],
         "a turned-off tool is left out"
     );
     let view = servers.view();
