@@ -87,6 +87,7 @@ pub mod desktop_tools;
 pub mod diagnostics;
 pub mod document;
 pub mod file_kind;
+pub mod inspector;
 pub mod language;
 pub mod listing;
 pub mod mcp;

@@ -16,6 +16,8 @@ mod suite {
     mod conversations;
     /// The desktop tools as plain functions: listing, reading, refusals and safe messages.
     mod desktop_tools;
+    /// The loop inspector's derivation against pi's conformance traces.
+    mod inspector;
     /// MCP servers as tool sources: the real reference server over stdio, through the agent loop.
     mod mcp;
     /// MCP servers over time: crashes and restarts, timeouts, junk, list_changed, reload, HTTP.
