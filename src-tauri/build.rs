@@ -30,6 +30,10 @@ fn main() {
         "accept_key_file_fallback",
         "mcp_servers",
         "revoke_mcp_grant",
+        "conversation_grants",
+        "revoke_conversation_grant",
+        "approval_settings",
+        "save_approval_settings",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

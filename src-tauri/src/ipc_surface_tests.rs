@@ -6,6 +6,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use desktop_host::approval::ApprovalDecision;
 use desktop_host::conversations::Conversations;
 use desktop_host::desktop_paths::DesktopPaths;
 use desktop_host::session::SessionOptions;
@@ -563,4 +564,137 @@ fn the_main_window_may_accept_the_key_file_and_the_view_then_says_file() {
     let again = invoke(&main_window, "get_settings").unwrap();
     assert_eq!(again["keyStorage"], json!("file"));
     assert!(key_file.exists());
+}
+
+/// The run's approval question, once it came.
+fn question_of(captured: &Captured, accepted: &Value) -> Value {
+    let envelopes = captured.wait_for(|envelope| {
+        envelope["runId"] == accepted["runId"] && envelope["notice"]["type"] == "approval_requested"
+    });
+    envelopes[envelopes.len() - 1]["notice"].clone()
+}
+
+fn answer(app: &App<MockRuntime>, accepted: &Value, question: &Value, decision: ApprovalDecision) {
+    tauri::async_runtime::block_on(commands::run::resolve_approval(
+        app.state::<Conversations>(),
+        serde_json::from_value(accepted["conversationId"].clone()).unwrap(),
+        question["requestId"].as_u64().unwrap(),
+        decision,
+    ))
+    .unwrap();
+}
+
+#[test]
+fn the_main_window_lists_conversation_grants_and_a_revoke_makes_the_open_conversation_ask_again() {
+    let test_app = scripted_app_with(|options| options.settings.ask_before_built_in_tools = true);
+    let main_window = main_window(&test_app.app);
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    assert_eq!(
+        invoke(&main_window, "conversation_grants").unwrap(),
+        json!([])
+    );
+
+    // The scripted model lists the Downloads' PDFs for a prompt naming them: a built-in call, which asks.
+    let first = prompt(&test_app.app, "which pdf files did I download?").unwrap();
+    let question = question_of(&captured, &first);
+    assert_eq!(
+        (&question["builtIn"], &question["offered"]),
+        (
+            &json!(true),
+            &json!(["allow_once", "allow_conversation", "deny", "deny_and_stop"])
+        )
+    );
+    answer(
+        &test_app.app,
+        &first,
+        &question,
+        ApprovalDecision::AllowConversation,
+    );
+    captured.wait_for_idle(&first);
+
+    let grants = invoke(&main_window, "conversation_grants").unwrap();
+    assert_eq!(
+        grants,
+        json!([{"conversationId": first["conversationId"], "conversationTitle": "which pdf files did I download?",
+                "server": "", "tool": "list_download_files", "builtIn": true,
+                "grantedAt": grants[0]["grantedAt"]}])
+    );
+    assert!(grants[0]["grantedAt"].is_i64(), "{grants}");
+    let second = prompt(&test_app.app, "and the pdf files now?").unwrap();
+    let envelopes = captured.wait_for_idle(&second);
+    assert!(
+        !envelopes
+            .iter()
+            .any(|envelope| envelope["runId"] == second["runId"]
+                && envelope["notice"]["type"] == "approval_requested"),
+        "allowed in this conversation: no question"
+    );
+
+    let left =
+        tauri::async_runtime::block_on(commands::approval_grants::revoke_conversation_grant(
+            test_app.app.state::<Conversations>(),
+            serde_json::from_value(first["conversationId"].clone()).unwrap(),
+            String::new(),
+            "list_download_files".to_owned(),
+        ))
+        .unwrap();
+    assert_eq!(left, vec![]);
+
+    let third = prompt(&test_app.app, "the pdf files once more").unwrap();
+    let question = question_of(&captured, &third);
+    answer(
+        &test_app.app,
+        &third,
+        &question,
+        ApprovalDecision::Deny { note: None },
+    );
+    captured.wait_for_idle(&third);
+    let refusal = invoke(&main_window, "revoke_conversation_grant").unwrap_err();
+    assert!(
+        !refusal.to_string().contains("not allowed"),
+        "the main window may revoke: {refusal}"
+    );
+}
+
+#[test]
+fn the_main_window_may_read_and_save_the_approval_settings_which_the_settings_file_keeps() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    assert_eq!(
+        invoke(&main_window, "approval_settings").unwrap(),
+        json!({"askBeforeBuiltInTools": false})
+    );
+
+    let saved = tauri::async_runtime::block_on(commands::approval_grants::save_approval_settings(
+        test_app
+            .app
+            .state::<desktop_host::settings::SettingsService>(),
+        test_app.app.state::<Conversations>(),
+        desktop_host::settings::ApprovalSettings {
+            ask_before_built_in_tools: true,
+        },
+    ))
+    .unwrap();
+
+    assert!(saved.ask_before_built_in_tools);
+    assert_eq!(
+        invoke(&main_window, "approval_settings").unwrap(),
+        json!({"askBeforeBuiltInTools": true})
+    );
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            test_app
+                ._home
+                .path()
+                .join(".config/pi-desktop/settings.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file, json!({"askBeforeBuiltInTools": true}));
+    let refusal = invoke(&main_window, "save_approval_settings").unwrap_err();
+    assert!(
+        !refusal.to_string().contains("not allowed"),
+        "the main window may save: {refusal}"
+    );
 }

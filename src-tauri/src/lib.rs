@@ -80,6 +80,10 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::settings::accept_key_file_fallback,
         commands::mcp::mcp_servers,
         commands::mcp::revoke_mcp_grant,
+        commands::approval_grants::conversation_grants,
+        commands::approval_grants::revoke_conversation_grant,
+        commands::approval_grants::approval_settings,
+        commands::approval_grants::save_approval_settings,
     ])
 }
 

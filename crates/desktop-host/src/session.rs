@@ -14,6 +14,8 @@
 //!   `idle`, not on `agent_end`). [`RunHandle::finished`] resolves then. [`DesktopSession::prompt`] is both
 //!   steps in one call.
 //! - `abort`, `steer`, `follow_up` and `get_state` work from any task at any time.
+//! - Approval: MCP calls (and desktop tool calls while `askBeforeBuiltInTools` is on) ask first; "allow in this
+//!   conversation" grants are kept where the recorder saves the conversation, so reopening it keeps them.
 //! - Persistence: an optional [`store::ConversationRecorder`](crate::store::ConversationRecorder) sees every event
 //!   (it checkpoints the streaming assistant message at most once a second and saves each `message_end`; its
 //!   SQLite work runs under `spawn_blocking`, and only for the events it writes). A failure becomes an `error`
@@ -210,7 +212,11 @@ impl DesktopSession {
         };
         let tool_context = DesktopToolContext::new(options.paths.clone(), settings.language);
         let diagnostics = tool_context.diagnostics.clone();
-        let run_tools = run_tools::RunTools::new(options.mcp.clone());
+        let run_tools = run_tools::RunTools::new(
+            options.mcp.clone(),
+            run_tools::conversation_grants(options.recorder.as_ref()),
+            settings.ask_before_built_in_tools,
+        );
         let (forward_tx, forward_rx) = mpsc::channel(options.envelope_capacity.max(1));
         let mut agent_options = AgentOptions::new(stream_fn);
         agent_options.initial_state = AgentInitialState {
@@ -339,6 +345,15 @@ impl DesktopSession {
             .resolve(request_id, decision)
     }
 
+    /// Forgets the "allow in this conversation" grant of `tool` of `server` (the caller removes it from the store):
+    /// the tool's next call asks again.
+    pub fn forget_conversation_grant(&self, server: &str, tool: &str) {
+        self.inner
+            .run_tools
+            .approvals()
+            .forget_conversation_grant(server, tool);
+    }
+
     /// A run gets the tools of the servers ready now (a server that became ready serves from this run on).
     fn refresh_tools(&self) {
         let tools = {
@@ -413,6 +428,9 @@ impl DesktopSession {
             tool_context.language = settings.language;
             self.inner.run_tools.tools(&tool_context)
         };
+        self.inner
+            .run_tools
+            .set_ask_before_built_in_tools(settings.ask_before_built_in_tools);
         let agent = &self.inner.agent;
         agent.configure(|config| config.stream_fn = stream_fn);
         agent.set_model(model_for(settings));

@@ -1,13 +1,16 @@
 //! Provider settings: the settings file, the presets, API keys, the one resolution the app and `pi-chat`
-//! share ([`resolve_settings`]) and the service over one config folder ([`SettingsService`]).
+//! share ([`resolve_settings`]) and the service over one config folder ([`SettingsService`]); beside them the
+//! approval settings ([`ApprovalSettings`]).
 
 mod api_key;
+mod approval_settings;
 mod file;
 mod presets;
 mod resolve;
 mod service;
 
 pub use api_key::{ApiKey, ApiKeyOrigin, ApiKeySource, NoKeySource};
+pub use approval_settings::ApprovalSettings;
 pub use file::{
     APP_FOLDER_NAME, SETTINGS_FILE_NAME, SettingsFile, SettingsFileError, default_config_dir,
     load_settings, save_settings,

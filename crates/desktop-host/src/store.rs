@@ -1,9 +1,10 @@
 //! Conversations on disk: an embedded SQLite database (WAL) in the app's data folder.
 //!
 //! [`Store`] is the database handle: conversations (id, title, model, created/updated), their messages as pi JSON
-//! in order, full-text search, soft delete with undo, export. [`ConversationRecorder`] is what the host's agent
-//! subscriber feeds: it appends each message at `message_end` and checkpoints the streaming assistant message at
-//! most once per second (and on demand, for abort and error). [`Transcript`] rebuilds the Agent's messages when a
+//! in order, full-text search, soft delete with undo, export, and the tools allowed "in this conversation"
+//! ([`ConversationGrant`]). [`ConversationRecorder`] is what the host's agent subscriber feeds: it appends each
+//! message at `message_end` and checkpoints the streaming assistant message at most once per second (and on
+//! demand, for abort and error). [`Transcript`] rebuilds the Agent's messages when a
 //! conversation is reopened; a checkpoint that never reached `message_end` (the app died while streaming) comes
 //! back marked interrupted and is handed to the Agent as an aborted message, which pi never replays to a model.
 //!
@@ -45,6 +46,7 @@
 //! # Ok::<(), desktop_host::store::StoreError>(())
 //! ```
 
+mod approval_grants;
 mod clock;
 mod conversation_id;
 mod database_file;
@@ -63,6 +65,7 @@ mod transcript;
 #[cfg(test)]
 mod tests;
 
+pub use approval_grants::{BUILT_IN_SERVER, ConversationGrant};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use conversation_id::ConversationId;
 pub use database_file::StoreNotice;

@@ -11,6 +11,9 @@
 #[path = "store/support.rs"]
 mod support;
 
+/// "Allow in this conversation" grants: kept across a restart, listed with titles, revoked, gone with a purge.
+#[path = "store/approval_grants.rs"]
+mod approval_grants;
 /// Checkpoint throttling of the streaming message and what a second process sees on disk.
 #[path = "store/checkpoints.rs"]
 mod checkpoints;

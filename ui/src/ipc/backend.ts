@@ -16,6 +16,8 @@ import type {
   SettingsInput,
   SettingsView,
 } from "./wire";
+import type { ApprovalSettings } from "./bindings/ApprovalSettings";
+import type { ConversationGrant } from "./bindings/ConversationGrant";
 
 /**
  * The window's event stream, once per page load: every envelope from now on goes to `onEnvelope`, in order; the
@@ -71,6 +73,29 @@ export function mcpServers(): Promise<McpServersView> {
 /** Revokes an "always" grant: a tool's, or without `tool` the whole server's; resolves with the servers anew. */
 export function revokeMcpGrant(server: string, tool?: string): Promise<McpServersView> {
   return invoke<McpServersView>("revoke_mcp_grant", tool === undefined ? { server } : { server, tool });
+}
+
+/** The "allow in this conversation" grants of every conversation, newest first (for the settings). */
+export function conversationGrants(): Promise<ConversationGrant[]> {
+  return invoke<ConversationGrant[]>("conversation_grants");
+}
+
+/**
+ * Revokes one conversation grant (`server` is empty for a built-in tool); its next call in that conversation asks
+ * again. Resolves with the grants anew.
+ */
+export function revokeConversationGrant(conversationId: string, server: string, tool: string): Promise<ConversationGrant[]> {
+  return invoke<ConversationGrant[]>("revoke_conversation_grant", { conversationId, server, tool });
+}
+
+/** Whether the built-in tools ask before they run. */
+export function approvalSettings(): Promise<ApprovalSettings> {
+  return invoke<ApprovalSettings>("approval_settings");
+}
+
+/** Saves the approval settings; open conversations follow them from their next tool call. */
+export function saveApprovalSettings(settings: ApprovalSettings): Promise<ApprovalSettings> {
+  return invoke<ApprovalSettings>("save_approval_settings", { settings });
 }
 
 export function getSettings(): Promise<SettingsView> {

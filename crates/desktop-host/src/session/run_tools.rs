@@ -1,7 +1,9 @@
-//! The tools of a run — the desktop tools and those of the ready MCP servers — and the approval every MCP call
-//! passes before it runs (`before_tool_call`; see the `approval` module for the rules).
+//! The tools of a run — the desktop tools and those of the ready MCP servers — and the approval a call passes
+//! before it runs (`before_tool_call`; see the `approval` module for the rules): every MCP call, and every
+//! desktop tool call while the setting `askBeforeBuiltInTools` is on.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use pi_agent::{
@@ -12,10 +14,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{
-    ApprovalDecision, ApprovalOutcome, Approvals, McpToolRef, WITHDRAWN_MESSAGE, denial_message,
+    AlwaysGrants, ApprovalDecision, ApprovalOutcome, ApprovalTool, Approvals, ConversationGrants,
+    ConversationGrantsError, WITHDRAWN_MESSAGE, denial_message,
 };
 use crate::desktop_tools::{DesktopToolContext, desktop_agent_tools};
 use crate::mcp::{McpServers, mcp_agent_tools};
+use crate::store::{ConversationId, ConversationRecorder, Store};
 use crate::wire::{ForwardItem, HostNotice};
 
 /// The longest a run waits for MCP servers that are still starting.
@@ -25,26 +29,36 @@ const SERVERS_STARTING_WAIT: std::time::Duration = std::time::Duration::from_sec
 pub(crate) struct RunTools {
     mcp: Option<Arc<McpServers>>,
     approvals: Arc<Approvals>,
-    /// Model name → the MCP tool it is, for the tools of the latest run.
-    mcp_tools: Arc<Mutex<HashMap<String, McpToolRef>>>,
+    /// Model name → the tool approval sees, for the tools of the latest run.
+    tools_by_name: Arc<Mutex<HashMap<String, ApprovalTool>>>,
+    /// The setting `askBeforeBuiltInTools`: desktop tool calls ask too.
+    ask_before_built_in_tools: Arc<AtomicBool>,
     /// The agent, once made (a denied-and-stopped call ends its run).
     agent: Arc<OnceLock<WeakAgent>>,
 }
 
 impl RunTools {
-    pub(crate) fn new(mcp: Option<Arc<McpServers>>) -> RunTools {
-        let approvals = match &mcp {
-            Some(mcp) => Arc::new(Approvals::with_always(
-                Arc::clone(mcp) as Arc<dyn crate::approval::AlwaysGrants>
-            )),
-            None => Arc::default(),
-        };
+    /// Tools over `mcp`'s servers, with "in this conversation" grants kept in `conversation_grants`.
+    pub(crate) fn new(
+        mcp: Option<Arc<McpServers>>,
+        conversation_grants: Option<Arc<dyn ConversationGrants>>,
+        ask_before_built_in_tools: bool,
+    ) -> RunTools {
+        let always = mcp
+            .as_ref()
+            .map(|mcp| Arc::clone(mcp) as Arc<dyn AlwaysGrants>);
         RunTools {
             mcp,
-            approvals,
-            mcp_tools: Arc::default(),
+            approvals: Arc::new(Approvals::new(always, conversation_grants)),
+            tools_by_name: Arc::default(),
+            ask_before_built_in_tools: Arc::new(AtomicBool::new(ask_before_built_in_tools)),
             agent: Arc::default(),
         }
+    }
+
+    /// Applies the setting `askBeforeBuiltInTools`; calls prepared from now on follow it.
+    pub(crate) fn set_ask_before_built_in_tools(&self, ask: bool) {
+        self.ask_before_built_in_tools.store(ask, Ordering::Relaxed);
     }
 
     /// The approvals of this session.
@@ -67,44 +81,55 @@ impl RunTools {
     /// The desktop tools, then every ready MCP server's (named `<server>__<tool>`).
     pub(crate) fn tools(&self, context: &DesktopToolContext) -> Vec<SharedAgentTool> {
         let mut tools = desktop_agent_tools(context);
-        let Some(mcp) = &self.mcp else {
-            return tools;
-        };
-        let built_in: Vec<String> = tools.iter().map(|tool| tool.name().to_owned()).collect();
-        let taken: Vec<&str> = built_in.iter().map(String::as_str).collect();
-        let from_servers = mcp_agent_tools(&mcp.ready(), &taken, true);
-        let refs = from_servers
+        let mut by_name: HashMap<String, ApprovalTool> = tools
             .iter()
             .map(|tool| {
-                (
-                    pi_agent::AgentTool::name(tool.as_ref()).to_owned(),
-                    tool.approval_ref(),
-                )
+                let name = tool.name().to_owned();
+                (name.clone(), ApprovalTool::BuiltIn { name })
             })
             .collect();
+        if let Some(mcp) = &self.mcp {
+            let built_in: Vec<String> = tools.iter().map(|tool| tool.name().to_owned()).collect();
+            let taken: Vec<&str> = built_in.iter().map(String::as_str).collect();
+            let from_servers = mcp_agent_tools(&mcp.ready(), &taken, true);
+            by_name.extend(from_servers.iter().map(|tool| {
+                (
+                    pi_agent::AgentTool::name(tool.as_ref()).to_owned(),
+                    ApprovalTool::Mcp(tool.approval_ref()),
+                )
+            }));
+            tools.extend(from_servers.into_iter().map(|tool| tool as SharedAgentTool));
+        }
         *self
-            .mcp_tools
+            .tools_by_name
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = refs;
-        tools.extend(from_servers.into_iter().map(|tool| tool as SharedAgentTool));
+            .unwrap_or_else(PoisonError::into_inner) = by_name;
         tools
     }
 
-    /// The `before_tool_call` hook: asks the user about MCP calls no grant covers.
+    /// The `before_tool_call` hook: asks the user about the calls no grant covers (MCP calls, and desktop tool
+    /// calls while `askBeforeBuiltInTools` is on).
     pub(crate) fn before_tool_call(
         &self,
         forward_tx: mpsc::Sender<ForwardItem>,
     ) -> BeforeToolCallFn {
         let approvals = Arc::clone(&self.approvals);
-        let mcp_tools = Arc::clone(&self.mcp_tools);
+        let tools_by_name = Arc::clone(&self.tools_by_name);
+        let ask_before_built_in_tools = Arc::clone(&self.ask_before_built_in_tools);
         let agent = Arc::clone(&self.agent);
         Arc::new(
             move |context: BeforeToolCallContext, cancel: CancellationToken| {
-                let tool = mcp_tools
+                let tool = tools_by_name
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .get(&context.tool_call.name)
-                    .cloned();
+                    .cloned()
+                    .filter(|tool| match tool {
+                        ApprovalTool::BuiltIn { .. } => {
+                            ask_before_built_in_tools.load(Ordering::Relaxed)
+                        }
+                        ApprovalTool::Mcp(_) => true,
+                    });
                 let approvals = Arc::clone(&approvals);
                 let forward_tx = forward_tx.clone();
                 let agent = Arc::clone(&agent);
@@ -167,5 +192,40 @@ fn blocked(reason: String) -> BeforeToolCallResult {
         block: true,
         reason: Some(reason),
         ..BeforeToolCallResult::default()
+    }
+}
+
+/// "In this conversation" grants go where the recorder saves the conversation; a session without one keeps them in
+/// memory only.
+pub(crate) fn conversation_grants(
+    recorder: Option<&Arc<Mutex<ConversationRecorder>>>,
+) -> Option<Arc<dyn ConversationGrants>> {
+    let recorder = recorder?.lock().unwrap_or_else(PoisonError::into_inner);
+    Some(Arc::new(StoredConversationGrants {
+        store: recorder.store().clone(),
+        conversation_id: recorder.conversation_id().clone(),
+    }))
+}
+
+/// "In this conversation" grants kept in the conversation database, for the one conversation a session records.
+struct StoredConversationGrants {
+    store: Store,
+    conversation_id: ConversationId,
+}
+
+impl ConversationGrants for StoredConversationGrants {
+    fn kept(&self) -> Result<Vec<(String, String)>, ConversationGrantsError> {
+        Ok(self
+            .store
+            .conversation_grants(&self.conversation_id)?
+            .into_iter()
+            .map(|grant| (grant.server, grant.tool))
+            .collect())
+    }
+
+    fn keep(&self, server: &str, tool: &str) -> Result<(), ConversationGrantsError> {
+        Ok(self
+            .store
+            .grant_in_conversation(&self.conversation_id, server, tool)?)
     }
 }

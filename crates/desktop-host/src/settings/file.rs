@@ -1,4 +1,5 @@
-//! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model.
+//! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model, and
+//! whether the built-in tools ask before they run.
 //!
 //! Contract: unknown keys survive a load/save round trip (the app may store more than this crate knows); a
 //! missing file is the empty settings; saving writes a temporary file and renames it, so a crash never leaves a
@@ -44,6 +45,9 @@ pub struct SettingsFile {
     /// The language of host-written texts (default: from the locale).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<Language>,
+    /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask_before_built_in_tools: Option<bool>,
     /// Keys this crate does not know, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,

@@ -98,7 +98,8 @@ pub enum ProviderChoice {
     LocalOllama,
 }
 
-/// The resolved provider settings. `Debug` is safe to log: the key prints redacted.
+/// The resolved settings of a session: the provider, and how its tools ask. `Debug` is safe to log: the key prints
+/// redacted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedSettings {
     /// The preset in effect, if any.
@@ -123,6 +124,8 @@ pub struct ResolvedSettings {
     pub api_key_origin: Option<ApiKeyOrigin>,
     /// Why this provider.
     pub choice: ProviderChoice,
+    /// Every built-in desktop tool call asks first (the file's `askBeforeBuiltInTools`, default off).
+    pub ask_before_built_in_tools: bool,
 }
 
 /// Why no usable provider could be resolved. Each text says what to set.
@@ -278,6 +281,7 @@ pub fn resolve_settings(inputs: &ResolveInputs<'_>) -> Result<ResolvedSettings, 
         api_key,
         api_key_origin,
         choice,
+        ask_before_built_in_tools: file.ask_before_built_in_tools.unwrap_or(false),
     };
     tracing::info!(
         provider = %resolved.provider,

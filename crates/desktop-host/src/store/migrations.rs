@@ -15,7 +15,7 @@ use super::error::StoreError;
 use super::message_text::readable_text;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 struct Migration {
     /// The version the database has after this step.
@@ -23,7 +23,7 @@ struct Migration {
     apply: fn(&Transaction<'_>) -> rusqlite::Result<()>,
 }
 
-const MIGRATIONS: [Migration; 3] = [
+const MIGRATIONS: [Migration; 4] = [
     Migration {
         version: 1,
         apply: create_conversations_and_messages,
@@ -35,6 +35,10 @@ const MIGRATIONS: [Migration; 3] = [
     Migration {
         version: 3,
         apply: add_soft_delete,
+    },
+    Migration {
+        version: 4,
+        apply: add_conversation_grants,
     },
 ];
 
@@ -198,4 +202,18 @@ fn add_full_text_search(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
 /// Version 3: soft delete, so a deletion can be undone for a few seconds before it is purged.
 fn add_soft_delete(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
     transaction.execute_batch("ALTER TABLE conversations ADD COLUMN deleted_at INTEGER;")
+}
+
+/// Version 4: "allow in this conversation" grants, one row per conversation, server and tool (the app's own tools
+/// under the empty server name, which no MCP server may have). They go with their conversation when it is purged.
+fn add_conversation_grants(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(
+        "CREATE TABLE conversation_grants (
+             conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+             server TEXT NOT NULL,
+             tool TEXT NOT NULL,
+             granted_at INTEGER NOT NULL,
+             PRIMARY KEY (conversation_id, server, tool)
+         ) WITHOUT ROWID;",
+    )
 }

@@ -81,6 +81,11 @@ impl ConversationRecorder {
         &self.conversation_id
     }
 
+    /// The store it saves to.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// How many finished messages are waiting to be saved after a failure.
     pub fn n_unsaved(&self) -> usize {
         self.unsaved.len()

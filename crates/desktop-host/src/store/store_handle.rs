@@ -1,5 +1,5 @@
 //! The [`Store`] handle: opening, conversations (create, list, rename, soft delete, restore, purge) and the
-//! message writes the recorder uses.
+//! message writes the recorder uses. Conversation grants are in `approval_grants`, search in `search`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -233,13 +233,19 @@ impl Store {
         }
     }
 
-    /// Removes, with their messages, the conversations deleted at least [`UNDO_WINDOW_MS`] ago; returns how many.
+    /// Removes, with their messages and grants, the conversations deleted at least [`UNDO_WINDOW_MS`] ago; returns
+    /// how many.
     /// Runs at open; the app may also call it when an undo notice expires.
     pub fn purge_expired_deletions(&self) -> Result<usize, StoreError> {
         let cutoff = self.now_ms() - UNDO_WINDOW_MS;
         self.with_transaction("purge deleted conversations", |transaction| {
             transaction.execute(
                 "DELETE FROM messages WHERE conversation_id IN
+                     (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
+                params![cutoff],
+            )?;
+            transaction.execute(
+                "DELETE FROM conversation_grants WHERE conversation_id IN
                      (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
                 params![cutoff],
             )?;
@@ -350,7 +356,7 @@ impl Store {
 
     /// A write transaction on an existing conversation (deleted or not: a run that is still streaming into a
     /// conversation the user just deleted keeps saving, so an undo brings everything back).
-    fn with_conversation_transaction<T>(
+    pub(super) fn with_conversation_transaction<T>(
         &self,
         id: &ConversationId,
         operation: &'static str,

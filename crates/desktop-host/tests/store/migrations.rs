@@ -135,6 +135,20 @@ fn every_earlier_schema_version_is_upgraded_after_a_backup() {
             .append_message(&older, &json!({"role": "user", "content": "new kettle"}))
             .unwrap();
         assert_eq!(search_positions(&store, "kettle").len(), 2);
+        store
+            .grant_in_conversation(&older, "everything", "get-sum")
+            .unwrap();
+        let grants: Vec<(String, String)> = store
+            .all_conversation_grants()
+            .unwrap()
+            .into_iter()
+            .map(|grant| (grant.conversation_id.to_string(), grant.tool))
+            .collect();
+        assert_eq!(
+            grants,
+            vec![("c-older".to_owned(), "get-sum".to_owned())],
+            "version {version}"
+        );
 
         drop(store);
         assert_eq!(

@@ -1,5 +1,6 @@
 // Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language;
-// below them the MCP servers ("Tools & servers") and the About section (version, log folder).
+// below them the MCP servers ("Tools & servers"), the approvals (built-in tools asking, conversation grants) and
+// the About section (version, log folder).
 // The key field is never filled from the backend: it only says whether a key is stored.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
@@ -15,6 +16,7 @@ import {
 import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from "../../ipc/wire";
 import { CloseIcon } from "../chat/icons";
 import { AboutSection } from "./AboutSection";
+import { ApprovalSection } from "./ApprovalSection";
 import { McpSection } from "./McpSection";
 import { applyPreset, keySection, settingsInput } from "./settings-form";
 
@@ -256,6 +258,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
           </form>
         )}
         <McpSection />
+        <ApprovalSection />
         <AboutSection />
       </div>
     </div>
