@@ -23,7 +23,9 @@
 //! - No lock is held across an `.await`; store calls are short and synchronous (see the `store` module).
 
 mod export_file;
+mod inspection;
 mod live_stream;
+mod run_log;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,7 +35,9 @@ use pi_agent::AgentMessage;
 use serde::Serialize;
 
 pub use export_file::{ExportedFile, export_file_name};
+pub use inspection::{ConversationInspection, InspectedRun, RunReplay, summarize_log_lines};
 pub use live_stream::{LiveSnapshot, LiveStream, RunPhase, RunSnapshot, RunningTool};
+pub use run_log::{LiveRunLog, RecordingSink};
 
 use crate::session::{DesktopSession, SessionError, SessionOptions};
 use crate::settings::ResolvedSettings;
@@ -170,6 +174,8 @@ struct ConversationsInner {
     session_options: SessionOptionsFactory,
     live: Arc<LiveStream>,
     open: Mutex<OpenSessions>,
+    /// The run in progress of each conversation that has a session, as its recording sink keeps it.
+    run_logs: Mutex<HashMap<ConversationId, Arc<LiveRunLog>>>,
 }
 
 struct OpenSessions {
@@ -228,6 +234,7 @@ impl Conversations {
                     active: None,
                     sessions: HashMap::new(),
                 }),
+                run_logs: Mutex::default(),
             }),
         })
     }
@@ -433,6 +440,16 @@ impl Conversations {
         Ok(())
     }
 
+    /// The run-in-progress log of conversation `id`, when it has had a session.
+    fn live_run_log(&self, id: &ConversationId) -> Option<Arc<LiveRunLog>> {
+        self.inner
+            .run_logs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+
     fn lock_open(&self) -> std::sync::MutexGuard<'_, OpenSessions> {
         self.inner
             .open
@@ -474,7 +491,19 @@ impl Conversations {
                 self.inner.store.clone(),
                 id.clone(),
             ))));
-            let session = DesktopSession::start(options, self.inner.live.sink_for(id.clone()))?;
+            let run_log = Arc::new(LiveRunLog::default());
+            let sink = Arc::new(RecordingSink::new(
+                self.inner.live.sink_for(id.clone()),
+                self.inner.store.clone(),
+                id.clone(),
+                Arc::clone(&run_log),
+            ));
+            let session = DesktopSession::start(options, sink)?;
+            self.inner
+                .run_logs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.clone(), run_log);
             let conversation = OpenConversation {
                 id: id.clone(),
                 session,

@@ -56,6 +56,7 @@ mod export;
 mod message_text;
 mod migrations;
 mod recorder;
+mod run_logs;
 mod search;
 mod snippet;
 mod store_handle;
@@ -74,6 +75,7 @@ pub use error::{StoreError, StoreErrorKind};
 pub use export::ExportFormat;
 pub use migrations::SCHEMA_VERSION;
 pub use recorder::{CHECKPOINT_INTERVAL_MS, CheckpointWrite, ConversationRecorder};
+pub use run_logs::{NewRunLog, RUN_LOG_CAP_BYTES, StoredRun};
 pub use search::SearchHit;
 pub use snippet::SnippetPart;
 pub use store_handle::{

@@ -24,6 +24,8 @@ mod suite {
     mod mcp_supervisor;
     /// `pi-chat` as a process: loopback OpenAI-compatible server, scripted model, settings errors.
     mod pi_chat;
+    /// The loop inspector's run logs through the conversations service: kept, read, replayed, exported.
+    mod run_logs;
     /// The session facade: envelopes, replay, busy refusal, abort, coalescing, persistence notices.
     mod session;
     /// The envelope JSON and the replay's checks.

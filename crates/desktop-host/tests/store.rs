@@ -32,6 +32,9 @@ mod open_failures;
 /// Saving every conformance transcript and reading it back after a restart, including an interrupted stream.
 #[path = "store/round_trip.rs"]
 mod round_trip;
+/// The loop inspector's run logs: kept across a restart, capped per conversation, gone with a purge.
+#[path = "store/run_logs.rs"]
+mod run_logs;
 /// Full-text search in English and Chinese, with highlighted snippets.
 #[path = "store/search.rs"]
 mod search;

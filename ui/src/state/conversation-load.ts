@@ -17,6 +17,11 @@ export function viewFromAppState(appState: AppState): ChatState {
   return fromMessages(appState.conversationId ?? "", appState.messages);
 }
 
+/** The state of a conversation made of `messages` alone (a replay's starting point). */
+export function viewFromMessages(conversationId: string, messages: readonly AgentMessage[]): ChatState {
+  return fromMessages(conversationId, messages);
+}
+
 /** The state of a conversation whose run is in progress, as of the snapshot's last envelope. */
 export function viewFromSnapshot(run: RunSnapshot): ChatState {
   const loaded = fromMessages(run.conversationId, run.messages);

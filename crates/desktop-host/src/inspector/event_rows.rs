@@ -1,18 +1,19 @@
 //! [`event_rows`]: a run's log as the inspector's event view — every event in order with its time from
 //! `agent_start`, a run of `message_update`s folded into one row that counts them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
 use crate::inspector::run_summary::LoggedItem;
 
 /// One row of the event view.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct EventRow {
     /// Milliseconds from the run's `agent_start` (of the row's first event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub at_ms: Option<u64>,
     /// The event's type (`message_update` for a folded run of them).

@@ -6,7 +6,7 @@
 //! the run settled), each with its time in milliseconds when known. A log cut short (a run still streaming, a
 //! crash) gives a run without exit. Pure: the same log always reads the same.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
@@ -20,7 +20,7 @@ pub struct LoggedItem<'a> {
 }
 
 /// Why a run ended (`data-exit`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum RunExit {
@@ -37,7 +37,7 @@ pub enum RunExit {
 }
 
 /// A message the loop injected before a turn's request: the prompt, or one that was queued.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct InjectedMessage {
@@ -48,24 +48,28 @@ pub struct InjectedMessage {
 }
 
 /// What a turn sent to the model, as the host recorded it.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct TurnRequest {
     /// The model id.
     pub model: String,
     /// The thinking level.
+    #[serde(default)]
     pub thinking_level: String,
     /// How many messages went.
+    #[serde(default)]
     pub message_count: u64,
     /// The tools offered, by name.
+    #[serde(default)]
     pub tools: Vec<String>,
     /// The size of what went, in characters.
+    #[serde(default)]
     pub context_chars: u64,
 }
 
 /// Tokens and cost of one answer.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct TurnUsage {
@@ -82,7 +86,7 @@ pub struct TurnUsage {
 }
 
 /// One tool call of a turn.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ToolCallSummary {
@@ -94,55 +98,68 @@ pub struct ToolCallSummary {
     #[ts(type = "unknown")]
     pub arguments: Value,
     /// Milliseconds from `agent_start` to its start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub started_ms: Option<u64>,
     /// How long it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub duration_ms: Option<u64>,
     /// `None` while it runs; then whether it ended as an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub is_error: Option<bool>,
     /// Its result asked the loop to stop (`terminate`).
     pub terminate: bool,
     /// The user's decision when it asked (`allow_once`, `deny`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub approval: Option<String>,
 }
 
 /// One turn: the injected messages, the request, the answer and its tool batch.
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct TurnSummary {
     /// 1 for the run's first turn.
     pub index: u32,
     /// Milliseconds from `agent_start` to `turn_start`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub started_ms: Option<u64>,
     /// How long the turn took (to `turn_end`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub duration_ms: Option<u64>,
     /// From the request to the answer's first content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub first_token_ms: Option<u64>,
     /// Messages injected before the request.
     pub injected: Vec<InjectedMessage>,
     /// What was sent, when the host recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub request: Option<TurnRequest>,
     /// The model that answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub model: Option<String>,
     /// Why the answer ended (`stop`, `toolUse`, `length`, `error`, `aborted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub stop_reason: Option<String>,
     /// The answer's error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub error_message: Option<String>,
     /// Its tokens and cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub usage: Option<TurnUsage>,
     /// Output tokens per second of streaming, when times and usage are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tokens_per_second: Option<f64>,
     /// The tool calls of its batch, in the answer's order.
@@ -150,20 +167,24 @@ pub struct TurnSummary {
 }
 
 /// One run: `agent_start` to `agent_end` (and the idle after it).
-#[derive(Clone, Debug, PartialEq, Serialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct RunSummary {
     /// Why it ended; `None` while it runs (or when the log stops before its end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub exit: Option<RunExit>,
     /// When `agent_start` happened (the log's time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub started_at_ms: Option<u64>,
     /// Milliseconds from `agent_start` to `agent_end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub agent_end_ms: Option<u64>,
     /// Milliseconds from `agent_start` to idle: the gap after `agent_end` is the run settling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub idle_ms: Option<u64>,
     /// Its turns.
@@ -246,9 +267,7 @@ impl RunReader {
             "turn_request" => {
                 self.request_at = at.or(self.request_at);
                 if let Some(turn) = self.open_turn.as_mut() {
-                    turn.request = serde_json::from_value::<RecordedRequest>(item.clone())
-                        .ok()
-                        .map(RecordedRequest::into_request);
+                    turn.request = serde_json::from_value::<TurnRequest>(item.clone()).ok();
                 }
             }
             "message_start" => {
@@ -423,33 +442,6 @@ fn usage_of(usage: &Value) -> Option<TurnUsage> {
         cache_write: count("cacheWrite"),
         cost: usage["cost"]["total"].as_f64().unwrap_or(0.0),
     })
-}
-
-/// A `turn_request` item as the host writes it.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RecordedRequest {
-    model: String,
-    #[serde(default)]
-    thinking_level: String,
-    #[serde(default)]
-    message_count: u64,
-    #[serde(default)]
-    tools: Vec<String>,
-    #[serde(default)]
-    context_chars: u64,
-}
-
-impl RecordedRequest {
-    fn into_request(self) -> TurnRequest {
-        TurnRequest {
-            model: self.model,
-            thinking_level: self.thinking_level,
-            message_count: self.message_count,
-            tools: self.tools,
-            context_chars: self.context_chars,
-        }
-    }
 }
 
 #[cfg(test)]

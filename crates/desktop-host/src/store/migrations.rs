@@ -15,7 +15,7 @@ use super::error::StoreError;
 use super::message_text::readable_text;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 struct Migration {
     /// The version the database has after this step.
@@ -23,7 +23,7 @@ struct Migration {
     apply: fn(&Transaction<'_>) -> rusqlite::Result<()>,
 }
 
-const MIGRATIONS: [Migration; 4] = [
+const MIGRATIONS: [Migration; 5] = [
     Migration {
         version: 1,
         apply: create_conversations_and_messages,
@@ -39,6 +39,10 @@ const MIGRATIONS: [Migration; 4] = [
     Migration {
         version: 4,
         apply: add_conversation_grants,
+    },
+    Migration {
+        version: 5,
+        apply: add_run_logs,
     },
 ];
 
@@ -215,5 +219,22 @@ fn add_conversation_grants(transaction: &Transaction<'_>) -> rusqlite::Result<()
              granted_at INTEGER NOT NULL,
              PRIMARY KEY (conversation_id, server, tool)
          ) WITHOUT ROWID;",
+    )
+}
+
+/// Version 5: the event logs of finished runs for the loop inspector (JSON lines), with the run's summary and the
+/// number of messages before it; they go with their conversation when it is purged.
+fn add_run_logs(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(
+        "CREATE TABLE run_logs (
+             id INTEGER PRIMARY KEY,
+             conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+             started_at INTEGER NOT NULL,
+             messages_before INTEGER NOT NULL,
+             bytes INTEGER NOT NULL,
+             log TEXT NOT NULL,
+             summary TEXT NOT NULL
+         );
+         CREATE INDEX run_logs_by_conversation ON run_logs (conversation_id, id);",
     )
 }

@@ -233,7 +233,7 @@ impl Store {
         }
     }
 
-    /// Removes, with their messages and grants, the conversations deleted at least [`UNDO_WINDOW_MS`] ago; returns
+    /// Removes, with their messages, grants and run logs, the conversations deleted at least [`UNDO_WINDOW_MS`] ago; returns
     /// how many.
     /// Runs at open; the app may also call it when an undo notice expires.
     pub fn purge_expired_deletions(&self) -> Result<usize, StoreError> {
@@ -246,6 +246,11 @@ impl Store {
             )?;
             transaction.execute(
                 "DELETE FROM conversation_grants WHERE conversation_id IN
+                     (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
+                params![cutoff],
+            )?;
+            transaction.execute(
+                "DELETE FROM run_logs WHERE conversation_id IN
                      (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
                 params![cutoff],
             )?;

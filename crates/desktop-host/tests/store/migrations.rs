@@ -149,6 +149,18 @@ fn every_earlier_schema_version_is_upgraded_after_a_backup() {
             vec![("c-older".to_owned(), "get-sum".to_owned())],
             "version {version}"
         );
+        let log = desktop_host::store::NewRunLog {
+            started_at: START_MS,
+            messages_before: 1,
+            log: "{}",
+            summary: "{}",
+        };
+        let log_id = store.append_run_log(&older, &log).unwrap();
+        assert_eq!(
+            store.run_log(&older, log_id).unwrap(),
+            Some(("{}".to_owned(), 1)),
+            "version {version}"
+        );
 
         drop(store);
         assert_eq!(
