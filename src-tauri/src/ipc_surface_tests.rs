@@ -698,3 +698,341 @@ fn the_main_window_may_read_and_save_the_approval_settings_which_the_settings_fi
         "the main window may save: {refusal}"
     );
 }
+
+/// Keys in a shared map, standing in for the OS keychain.
+#[derive(Clone, Debug, Default)]
+struct MemoryKeychain(Arc<Mutex<HashMap<String, String>>>);
+
+impl desktop_host::secrets::SecretBackend for MemoryKeychain {
+    fn storage(&self) -> desktop_host::secrets::KeyStorage {
+        desktop_host::secrets::KeyStorage::Keychain {
+            service: "test".to_owned(),
+        }
+    }
+    fn read(
+        &self,
+        name: &str,
+    ) -> Result<Option<desktop_host::settings::ApiKey>, desktop_host::secrets::SecretsError> {
+        Ok(self
+            .0
+            .lock()
+            .unwrap()
+            .get(name)
+            .map(desktop_host::settings::ApiKey::new))
+    }
+    fn write(
+        &self,
+        name: &str,
+        key: &desktop_host::settings::ApiKey,
+    ) -> Result<(), desktop_host::secrets::SecretsError> {
+        self.0
+            .lock()
+            .unwrap()
+            .insert(name.to_owned(), key.expose().to_owned());
+        Ok(())
+    }
+    fn remove(&self, name: &str) -> Result<bool, desktop_host::secrets::SecretsError> {
+        Ok(self.0.lock().unwrap().remove(name).is_some())
+    }
+}
+
+/// An app whose MCP servers live in a temporary home's config folder (no `mcp.json` yet), with the keychain in
+/// memory, and Claude Desktop's and Cursor's files looked for in the same home.
+struct McpTestApp {
+    app: App<MockRuntime>,
+    home: tempfile::TempDir,
+    keychain: MemoryKeychain,
+}
+
+impl McpTestApp {
+    fn mcp_file(&self) -> std::path::PathBuf {
+        self.home.path().join(".config/pi-desktop/mcp.json")
+    }
+
+    fn mcp_json(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.mcp_file()).unwrap()).unwrap()
+    }
+}
+
+fn mcp_app() -> McpTestApp {
+    let home = tempfile::tempdir().unwrap();
+    let config_dir = home.path().join(".config/pi-desktop");
+    let keychain = MemoryKeychain::default();
+    let backend = keychain.clone();
+    let settings = desktop_host::settings::SettingsService::new(
+        Some(config_dir.clone()),
+        Box::new(move |_dir: &std::path::Path| {
+            desktop_host::secrets::KeyStoreSetup::Ready(desktop_host::secrets::ApiKeys::new(
+                Box::new(backend.clone()),
+            ))
+        }),
+    );
+    let servers = Arc::new(desktop_host::mcp::McpServers::load(
+        Some(&config_dir),
+        Arc::new(settings.clone()),
+    ));
+    let app = crate::configure(mock_builder())
+        .manage(servers)
+        .manage(settings)
+        .manage(commands::mcp::McpWatchers::default())
+        .manage(desktop_host::mcp::import::ImportFolders {
+            home: Some(home.path().to_path_buf()),
+            config: Some(home.path().join(".config")),
+        })
+        .build(tauri::generate_context!())
+        .unwrap();
+    McpTestApp {
+        app,
+        home,
+        keychain,
+    }
+}
+
+fn invoke_with(
+    window: &WebviewWindow<MockRuntime>,
+    cmd: &str,
+    args: Value,
+) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_owned(),
+    };
+    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+/// `(name, state)` of every server of a view.
+fn states(view: &Value) -> Vec<(String, String)> {
+    view["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| {
+            (
+                server["name"].as_str().unwrap().to_owned(),
+                server["status"]["state"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_server_added_in_the_settings_is_saved_started_and_followed_live_then_turned_off_and_removed() {
+    let test_app = mcp_app();
+    let window = main_window(&test_app.app);
+    let captured = Arc::new(Captured::default());
+    let sink = Arc::clone(&captured);
+    let on_change = Channel::new(move |body| {
+        sink.seen.lock().unwrap().push(body_json(body));
+        sink.arrived.notify_all();
+        Ok(())
+    });
+    let first = tauri::async_runtime::block_on(commands::mcp::subscribe_mcp_servers(
+        window.clone(),
+        test_app.app.state(),
+        test_app.app.state(),
+        on_change,
+    ))
+    .unwrap();
+    assert_eq!(first.servers, []);
+
+    let saved = invoke_with(
+        &window,
+        "save_mcp_server",
+        json!({"server": {"name": "missing", "disabled": false, "transport": {
+            "type": "stdio", "command": "/nonexistent/mcp-server", "args": ["--flag"], "env": []}}}),
+    )
+    .unwrap();
+
+    assert_eq!(
+        saved["servers"][0]["launch"],
+        json!("/nonexistent/mcp-server --flag")
+    );
+    // It cannot start; the window hears so without asking again.
+    let seen = captured.wait_for(|view| view["servers"][0]["status"]["state"] == json!("failed"));
+    assert!(
+        seen.last().unwrap()["servers"][0]["status"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/mcp-server"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        test_app.mcp_json(),
+        json!({"mcpServers": {"missing": {"command": "/nonexistent/mcp-server", "args": ["--flag"]}}})
+    );
+
+    let disabled = invoke_with(
+        &window,
+        "set_mcp_server_enabled",
+        json!({"name": "missing", "enabled": false}),
+    )
+    .unwrap();
+    assert_eq!(
+        states(&disabled),
+        [("missing".to_owned(), "disabled".to_owned())]
+    );
+    let refusal =
+        invoke_with(&window, "restart_mcp_server", json!({"name": "missing"})).unwrap_err();
+    assert_eq!(
+        refusal,
+        json!({"kind": "invalid", "message": "the MCP server \"missing\" is disabled; enable it to start it"})
+    );
+    invoke_with(
+        &window,
+        "set_mcp_tool_enabled",
+        json!({"server": "missing", "tool": "get-sum", "enabled": false}),
+    )
+    .unwrap();
+    assert_eq!(
+        test_app.mcp_json()["mcpServers"]["missing"],
+        json!({"command": "/nonexistent/mcp-server", "args": ["--flag"], "disabled": true, "disabledTools": ["get-sum"]})
+    );
+
+    let removed = invoke_with(&window, "remove_mcp_server", json!({"name": "missing"})).unwrap();
+    assert_eq!(removed["servers"], json!([]));
+    assert_eq!(test_app.mcp_json(), json!({"mcpServers": {}}));
+}
+
+#[test]
+fn a_value_entered_for_a_server_goes_to_the_keychain_and_a_wrong_field_or_a_broken_file_is_named() {
+    let test_app = mcp_app();
+    let window = main_window(&test_app.app);
+    let server = |url: &str| {
+        json!({"server": {"name": "remote", "disabled": true, "transport": {
+            "type": "http", "url": url, "headers": [{"name": "Authorization", "value": "Bearer s3cret"}]}}})
+    };
+
+    let refusal = invoke_with(&window, "save_mcp_server", server("ftp://example.com")).unwrap_err();
+    assert_eq!(
+        refusal,
+        json!({"kind": "invalid", "message": "MCP server \"remote\", field \"url\": must be a web address starting with http:// or https://"})
+    );
+    assert!(!test_app.mcp_file().exists());
+
+    let view = invoke_with(
+        &window,
+        "save_mcp_server",
+        server("https://example.com/mcp"),
+    )
+    .unwrap();
+
+    assert_eq!(
+        view["servers"][0]["transport"],
+        json!({"type": "http", "url": "https://example.com/mcp", "headers": [{"name": "Authorization", "inKeychain": true}]})
+    );
+    assert!(!view.to_string().contains("s3cret"));
+    assert!(
+        !std::fs::read_to_string(test_app.mcp_file())
+            .unwrap()
+            .contains("s3cret")
+    );
+    assert_eq!(
+        test_app
+            .keychain
+            .0
+            .lock()
+            .unwrap()
+            .get("mcp.remote.Authorization"),
+        Some(&"Bearer s3cret".to_owned())
+    );
+
+    std::fs::write(test_app.mcp_file(), "{\"mcpServers\": {").unwrap();
+    let refusal = invoke_with(
+        &window,
+        "set_mcp_server_enabled",
+        json!({"name": "remote", "enabled": true}),
+    )
+    .unwrap_err();
+    assert_eq!(refusal["kind"], json!("storage"));
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("is not valid JSON (EOF while parsing an object at line 1 column 16); fix the file or move it away: Pi Desktop did not change it"),
+        "{refusal}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(test_app.mcp_file()).unwrap(),
+        "{\"mcpServers\": {"
+    );
+}
+
+#[test]
+fn servers_of_claude_desktop_are_offered_with_their_command_line_and_arrive_disabled() {
+    let test_app = mcp_app();
+    let window = main_window(&test_app.app);
+    let claude = test_app.home.path().join(".config/Claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("claude_desktop_config.json"),
+        r#"{"mcpServers": {"github": {"command": "npx", "args": ["-y", "gh-mcp"], "env": {"GITHUB_TOKEN": "ghp_abc"}}}}"#,
+    )
+    .unwrap();
+
+    let offered = invoke_with(&window, "mcp_import_candidates", json!({})).unwrap();
+
+    assert_eq!(
+        offered["candidates"],
+        json!([{"source": "claude_desktop", "name": "github", "launch": "npx -y gh-mcp", "problems": [], "nameTaken": false}])
+    );
+    assert_eq!(offered["files"][1]["source"], json!("cursor"));
+    assert_eq!(offered["files"][1]["found"], json!(false));
+
+    let view = invoke_with(
+        &window,
+        "import_mcp_servers",
+        json!({"chosen": [{"source": "claude_desktop", "name": "github"}]}),
+    )
+    .unwrap();
+
+    assert_eq!(
+        states(&view),
+        [("github".to_owned(), "disabled".to_owned())]
+    );
+    assert_eq!(view["servers"][0]["launch"], json!("npx -y gh-mcp"));
+    assert!(
+        !std::fs::read_to_string(test_app.mcp_file())
+            .unwrap()
+            .contains("ghp_abc")
+    );
+    let again = invoke_with(
+        &window,
+        "import_mcp_servers",
+        json!({"chosen": [{"source": "claude_desktop", "name": "github"}]}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        again,
+        json!({"kind": "invalid", "message": "an MCP server named \"github\" exists already; give this one another name"})
+    );
+}
+
+#[test]
+fn a_window_the_capabilities_do_not_name_cannot_edit_the_mcp_servers() {
+    let test_app = mcp_app();
+    let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())
+        .build()
+        .unwrap();
+
+    for command in [
+        "save_mcp_server",
+        "remove_mcp_server",
+        "set_mcp_server_enabled",
+        "set_mcp_tool_enabled",
+        "restart_mcp_server",
+        "mcp_import_candidates",
+        "import_mcp_servers",
+        "subscribe_mcp_servers",
+    ] {
+        let error = invoke_with(&other_window, command, json!({})).unwrap_err();
+        assert!(
+            error.to_string().contains("not allowed"),
+            "{command}: {error}"
+        );
+    }
+}

@@ -84,6 +84,14 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::settings::accept_key_file_fallback,
         commands::mcp::mcp_servers,
         commands::mcp::revoke_mcp_grant,
+        commands::mcp::subscribe_mcp_servers,
+        commands::mcp::save_mcp_server,
+        commands::mcp::remove_mcp_server,
+        commands::mcp::set_mcp_server_enabled,
+        commands::mcp::set_mcp_tool_enabled,
+        commands::mcp::restart_mcp_server,
+        commands::mcp::mcp_import_candidates,
+        commands::mcp::import_mcp_servers,
         commands::approval_grants::conversation_grants,
         commands::approval_grants::revoke_conversation_grant,
         commands::approval_grants::approval_settings,
@@ -134,6 +142,8 @@ pub fn run() -> Result<(), RunError> {
                 host::sessions_from_settings(settings.clone(), std::sync::Arc::clone(&mcp)),
             )?;
             app.manage(mcp);
+            app.manage(commands::mcp::McpWatchers::default());
+            app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
             app.manage(conversations);
             app.manage(settings);
             tracing::info!(
@@ -150,6 +160,8 @@ pub fn run() -> Result<(), RunError> {
             if let Some(window_state) = app.try_state::<WindowStateKeeper>() {
                 window_state.save(app);
             }
+            // The servers' process groups end with the app, not when the system gets round to them.
+            commands::mcp::end_servers_at_exit(app);
         }
     });
     Ok(())

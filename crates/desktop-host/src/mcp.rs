@@ -16,7 +16,9 @@
 pub mod agent_tool;
 pub mod client;
 pub mod config;
+pub mod config_file;
 mod environment;
+pub mod import;
 pub mod launch;
 pub mod result;
 pub mod secret_values;
