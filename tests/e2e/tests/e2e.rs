@@ -30,5 +30,8 @@ mod live_stream;
 // An MCP tool call against the real reference server: the approval card, Allow once, Deny, Stop.
 mod mcp_approval;
 
+// Settings → Tools & servers against the real reference server: add, turn a tool off, remove, quit.
+mod mcp_settings;
+
 // The first window: layout, idle state, the composer.
 mod window;

@@ -16,6 +16,9 @@ import type {
   SettingsInput,
   SettingsView,
 } from "./wire";
+import type { McpImportCandidates } from "./bindings/McpImportCandidates";
+import type { McpImportChoice } from "./bindings/McpImportChoice";
+import type { McpServerInput } from "./bindings/McpServerInput";
 import type { ApprovalSettings } from "./bindings/ApprovalSettings";
 import type { ConversationGrant } from "./bindings/ConversationGrant";
 
@@ -73,6 +76,57 @@ export function mcpServers(): Promise<McpServersView> {
 /** Revokes an "always" grant: a tool's, or without `tool` the whole server's; resolves with the servers anew. */
 export function revokeMcpGrant(server: string, tool?: string): Promise<McpServersView> {
   return invoke<McpServersView>("revoke_mcp_grant", tool === undefined ? { server } : { server, tool });
+}
+
+// The MCP editing types travel with the wrappers that take them.
+export type { McpImportCandidate } from "./bindings/McpImportCandidate";
+export type { McpImportCandidates, McpImportChoice, McpServerInput };
+export type { McpImportFile } from "./bindings/McpImportFile";
+export type { McpImportSource } from "./bindings/McpImportSource";
+export type { McpTransportInput } from "./bindings/McpTransportInput";
+export type { McpValueInput } from "./bindings/McpValueInput";
+
+/**
+ * The MCP servers as they are now; from then on `onChange` gets the whole view again after every change (a server
+ * ready, failed, restarting, edited). A later call (the settings opened again, a reload) replaces this one.
+ */
+export function subscribeMcpServers(onChange: (view: McpServersView) => void): Promise<McpServersView> {
+  return invoke<McpServersView>("subscribe_mcp_servers", { onChange: new Channel<McpServersView>(onChange) });
+}
+
+/** Adds a server, or replaces the one named `server.previousName`; values entered go to the keychain. */
+export function saveMcpServer(server: McpServerInput): Promise<McpServersView> {
+  return invoke<McpServersView>("save_mcp_server", { server });
+}
+
+/** Removes a server (it is ended) and the values the app kept for it in the keychain. */
+export function removeMcpServer(name: string): Promise<McpServersView> {
+  return invoke<McpServersView>("remove_mcp_server", { name });
+}
+
+/** Enables a server (it starts) or disables it (it is ended). */
+export function setMcpServerEnabled(name: string, enabled: boolean): Promise<McpServersView> {
+  return invoke<McpServersView>("set_mcp_server_enabled", { name, enabled });
+}
+
+/** Gives the assistant one tool of a server, or takes it away. */
+export function setMcpToolEnabled(server: string, tool: string, enabled: boolean): Promise<McpServersView> {
+  return invoke<McpServersView>("set_mcp_tool_enabled", { server, tool, enabled });
+}
+
+/** Ends a server and starts it again. */
+export function restartMcpServer(name: string): Promise<McpServersView> {
+  return invoke<McpServersView>("restart_mcp_server", { name });
+}
+
+/** The servers Claude Desktop and Cursor have, each with the exact command line it would run. */
+export function mcpImportCandidates(): Promise<McpImportCandidates> {
+  return invoke<McpImportCandidates>("mcp_import_candidates");
+}
+
+/** Copies the chosen servers into mcp.json, disabled. */
+export function importMcpServers(chosen: McpImportChoice[]): Promise<McpServersView> {
+  return invoke<McpServersView>("import_mcp_servers", { chosen });
 }
 
 /** The "allow in this conversation" grants of every conversation, newest first (for the settings). */

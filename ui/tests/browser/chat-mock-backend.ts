@@ -149,6 +149,7 @@ mockIPC((cmd, payload) => {
     case "resolve_approval":
       return null;
     case "mcp_servers":
+    case "subscribe_mcp_servers":
       return window.__chatMock.mcpServers;
     case "list_conversations":
       return window.__chatMock.conversations.list;

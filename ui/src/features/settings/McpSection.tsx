@@ -1,22 +1,50 @@
-// "Tools & servers" in the settings: every MCP server of mcp.json with its state, the exact command line it
-// runs, its tools (with what the server claims about them), the reason and last output of one that failed, and
-// what was wrong with the file. Read when the panel opens.
-import { useEffect, useState } from "react";
+// "Tools & servers" in the settings: every MCP server of mcp.json with its state (followed live: starting → ready,
+// a crash → restarting → ready), its exact command line, its tools (each with a toggle) and grants; add, edit,
+// remove, enable and restart a server; import the servers of Claude Desktop and Cursor (they arrive disabled); the
+// file's problems on top, and what of MCP is not supported yet.
+import { useEffect, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
-import { mcpServers, revokeMcpGrant, toCommandError } from "../../ipc/backend";
-import type { CommandError, McpServersView } from "../../ipc/wire";
+import {
+  importMcpServers,
+  removeMcpServer,
+  restartMcpServer,
+  revokeMcpGrant,
+  saveMcpServer,
+  setMcpServerEnabled,
+  setMcpToolEnabled,
+  subscribeMcpServers,
+  toCommandError,
+  type McpImportChoice,
+} from "../../ipc/backend";
+import type { CommandError, McpServersView, McpServerView } from "../../ipc/wire";
+import { McpImport } from "./McpImport";
+import { McpServerCard, type McpServerActions } from "./McpServerCard";
+import { McpServerForm } from "./McpServerForm";
+import { draftOf, emptyDraft, serverInput, type ServerDraft } from "./mcp-form";
+
+type Panel = { kind: "none" } | { kind: "form"; draft: ServerDraft } | { kind: "import" };
 
 export function McpSection() {
   const strings = useStrings().mcp;
   const [view, setView] = useState<McpServersView | null>(null);
   const [error, setError] = useState<CommandError | null>(null);
+  const [formError, setFormError] = useState<CommandError | null>(null);
+  const [panel, setPanel] = useState<Panel>({ kind: "none" });
+  const [busy, setBusy] = useState(false);
+  // Views pushed by the host since the page subscribed. A command's answer is shown only when none came after the
+  // command was sent: a pushed view is never older, and the host pushes again after every later change.
+  const pushed = useRef(0);
 
   useEffect(() => {
     let current = true;
-    mcpServers().then(
-      (loaded) => {
-        if (current) setView(loaded);
+    subscribeMcpServers((latest) => {
+      if (!current) return;
+      pushed.current += 1;
+      setView(latest);
+    }).then(
+      (first) => {
+        if (current && pushed.current === 0) setView(first);
       },
       (failure: unknown) => {
         if (current) setError(toCommandError(failure));
@@ -27,26 +55,112 @@ export function McpSection() {
     };
   }, []);
 
-  const revoke = (server: string, tool?: string) => {
-    revokeMcpGrant(server, tool).then(setView, (failure: unknown) => setError(toCommandError(failure)));
+  /** Runs a command that answers with the servers; resolves with why it failed, or null. */
+  const perform = (action: () => Promise<McpServersView>): Promise<CommandError | null> => {
+    const before = pushed.current;
+    setBusy(true);
+    setError(null);
+    return action().then(
+      (answer) => {
+        setBusy(false);
+        if (pushed.current === before) setView(answer);
+        return null;
+      },
+      (failure: unknown) => {
+        setBusy(false);
+        return toCommandError(failure);
+      },
+    );
   };
+
+  const showing = (action: () => Promise<McpServersView>) => {
+    void perform(action).then((failure) => {
+      if (failure !== null) setError(failure);
+    });
+  };
+
+  const save = (draft: ServerDraft) => {
+    setFormError(null);
+    void perform(() => saveMcpServer(serverInput(draft))).then((failure) => {
+      if (failure === null) setPanel({ kind: "none" });
+      else setFormError(failure);
+    });
+  };
+
+  const importChosen = (chosen: McpImportChoice[]) =>
+    perform(() => importMcpServers(chosen)).then((failure) => {
+      if (failure === null) setPanel({ kind: "none" });
+      return failure;
+    });
+
+  const actionsFor = (server: McpServerView): McpServerActions => ({
+    setEnabled: (enabled) => showing(() => setMcpServerEnabled(server.name, enabled)),
+    setToolEnabled: (tool, enabled) => showing(() => setMcpToolEnabled(server.name, tool, enabled)),
+    restart: () => showing(() => restartMcpServer(server.name)),
+    edit: () => {
+      setFormError(null);
+      setPanel({ kind: "form", draft: draftOf(server) });
+    },
+    remove: () => showing(() => removeMcpServer(server.name)),
+    revoke: (tool) => showing(() => revokeMcpGrant(server.name, tool)),
+  });
+
+  const editing = panel.kind === "form" ? panel.draft.previousName : null;
 
   return (
     <section className="mcp-section" data-testid="mcp-settings" aria-labelledby="mcp-heading">
       <h3 id="mcp-heading">{strings.title}</h3>
+      {view?.problems.map((problem) => (
+        <p key={problem} className="mcp-problem" role="alert">
+          {problem}
+        </p>
+      ))}
       <p className="settings-note">{strings.intro}</p>
+      <p className="settings-note">{strings.manage}</p>
+      <p className="settings-note mcp-unsupported" data-testid="mcp-unsupported">
+        {strings.unsupported}
+      </p>
       {error !== null ? (
-        <p className="settings-error" role="alert">
+        <p className="settings-error" data-testid="mcp-error" role="alert">
           {error.message}
         </p>
       ) : null}
       {view === null ? null : (
         <>
-          {view.problems.map((problem) => (
-            <p key={problem} className="mcp-problem" role="alert">
-              {problem}
-            </p>
-          ))}
+          <div className="mcp-toolbar">
+            <button
+              type="button"
+              data-testid="mcp-add"
+              disabled={panel.kind === "form" && editing === null}
+              onClick={() => {
+                setFormError(null);
+                setPanel({ kind: "form", draft: emptyDraft() });
+              }}
+            >
+              {strings.add}
+            </button>
+            <button
+              type="button"
+              data-testid="mcp-import"
+              disabled={panel.kind === "import"}
+              onClick={() => setPanel({ kind: "import" })}
+            >
+              {strings.importButton}
+            </button>
+          </div>
+          {panel.kind === "form" ? (
+            <McpServerForm
+              key={panel.draft.previousName ?? "\u0000new"}
+              initial={panel.draft}
+              busy={busy}
+              error={formError}
+              onSave={save}
+              onCancel={() => setPanel({ kind: "none" })}
+            />
+          ) : null}
+          {panel.kind === "import" ? (
+            <McpImport onImport={importChosen} onCancel={() => setPanel({ kind: "none" })} />
+          ) : null}
           {view.servers.length === 0 ? (
             <p className="settings-note" data-testid="mcp-none">
               {strings.none(view.configFile ?? "mcp.json")}
@@ -54,52 +168,7 @@ export function McpSection() {
           ) : (
             <ul className="mcp-servers">
               {view.servers.map((server) => (
-                <li key={server.name} className="mcp-server" data-testid="mcp-server" data-name={server.name} data-state={server.status.state}>
-                  <div className="mcp-server-head">
-                    <strong>{server.name}</strong>
-                    <span className={`mcp-state ${server.status.state}`}>{strings.state[server.status.state]}</span>
-                  </div>
-                  <code className="mcp-launch">{server.launch}</code>
-                  {server.status.state === "failed" ? <p className="mcp-reason">{server.status.reason}</p> : null}
-                  {server.tools.length > 0 ? (
-                    <ul className="mcp-tools">
-                      {server.tools.map((tool) => (
-                        <li key={tool.name}>
-                          <code>{tool.name}</code>
-                          {tool.destructiveClaim ? (
-                            <span className="mcp-claim destructive">{strings.destructiveClaim}</span>
-                          ) : tool.readOnlyClaim ? (
-                            <span className="mcp-claim">{strings.readOnlyClaim}</span>
-                          ) : null}
-                          {tool.description !== "" ? <span className="mcp-tool-description">{tool.description}</span> : null}
-                        </li>
-                      ))}
-                    </ul>
-                  ) : null}
-                  {server.alwaysAllowServer || server.alwaysAllowed.length > 0 ? (
-                    <ul className="mcp-grants">
-                      {server.alwaysAllowServer ? (
-                        <li data-testid="mcp-grant" data-tool="">
-                          <span>{strings.grantServer}</span>
-                          <button type="button" data-testid="revoke-grant" onClick={() => revoke(server.name)}>
-                            {strings.revoke}
-                          </button>
-                        </li>
-                      ) : null}
-                      {server.alwaysAllowed.map((tool) => (
-                        <li key={tool} data-testid="mcp-grant" data-tool={tool}>
-                          <span>{strings.grantTool(tool)}</span>
-                          <button type="button" data-testid="revoke-grant" onClick={() => revoke(server.name, tool)}>
-                            {strings.revoke}
-                          </button>
-                        </li>
-                      ))}
-                    </ul>
-                  ) : null}
-                  {server.stderrTail.length > 0 && server.status.state === "failed" ? (
-                    <pre className="mcp-stderr">{server.stderrTail.join("\n")}</pre>
-                  ) : null}
-                </li>
+                <McpServerCard key={server.name} server={server} busy={busy} actions={actionsFor(server)} />
               ))}
             </ul>
           )}

@@ -15,6 +15,7 @@ const ipc = vi.hoisted(() => ({
   acceptKeyFileFallback: vi.fn(),
   fetchAppInfo: vi.fn(),
   mcpServers: vi.fn(),
+  subscribeMcpServers: vi.fn(),
   approvalSettings: vi.fn(),
   conversationGrants: vi.fn(),
   toCommandError: (error: unknown) => error,
@@ -61,6 +62,7 @@ async function renderPanel(view: SettingsView) {
   ipc.getSettings.mockResolvedValue(view);
   ipc.fetchAppInfo.mockResolvedValue({ name: "Pi Desktop", version: "0.1.0", logDir: "/logs", os: "linux", arch: "x86_64" });
   ipc.mcpServers.mockResolvedValue({ configFile: null, servers: [], problems: [] });
+  ipc.subscribeMcpServers.mockResolvedValue({ configFile: null, servers: [], problems: [] });
   ipc.approvalSettings.mockResolvedValue({ askBeforeBuiltInTools: false });
   ipc.conversationGrants.mockResolvedValue([]);
   await act(async () => {

@@ -1,0 +1,159 @@
+// One MCP server in "Tools & servers": its state (a restart shows its attempt), the exact command line or URL, a
+// failed one's reason and last output, its tools with the server's claims and a toggle each, its "always"
+// grants, and enable / restart / edit / remove (remove asks first).
+import { useState } from "react";
+
+import { useStrings } from "../../i18n/I18n";
+import type { McpServerView } from "../../ipc/wire";
+import { stateLabel } from "./mcp-form";
+
+export interface McpServerActions {
+  setEnabled: (enabled: boolean) => void;
+  setToolEnabled: (tool: string, enabled: boolean) => void;
+  restart: () => void;
+  edit: () => void;
+  remove: () => void;
+  revoke: (tool?: string) => void;
+}
+
+interface McpServerCardProps {
+  server: McpServerView;
+  busy: boolean;
+  actions: McpServerActions;
+}
+
+export function McpServerCard({ server, busy, actions }: McpServerCardProps) {
+  const strings = useStrings().mcp;
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const state = server.status.state;
+  const enabled = state !== "disabled";
+  const troubled = state === "failed" || state === "restarting";
+
+  return (
+    <li className="mcp-server" data-testid="mcp-server" data-name={server.name} data-state={state}>
+      <div className="mcp-server-head">
+        <strong className="mcp-server-name">{server.name}</strong>
+        <span className={`mcp-state ${state}`} data-testid="mcp-state">
+          {stateLabel(server.status, strings.state, strings.restartingAttempt)}
+        </span>
+        <label className="mcp-switch">
+          <input
+            type="checkbox"
+            data-testid="mcp-enable"
+            checked={enabled}
+            disabled={busy}
+            onChange={(event) => actions.setEnabled(event.target.checked)}
+          />
+          <span>{strings.enabled}</span>
+        </label>
+      </div>
+      <code className="mcp-launch" data-testid="mcp-launch">
+        {server.launch}
+      </code>
+      {state === "disabled" ? <p className="settings-note mcp-disabled-note">{strings.disabledNote}</p> : null}
+      {server.status.state === "failed" ? <p className="mcp-reason">{server.status.reason}</p> : null}
+      {troubled && server.stderrTail.length > 0 ? (
+        <div className="mcp-output">
+          <span className="mcp-output-label">{strings.lastOutput}</span>
+          <pre className="mcp-stderr" data-testid="mcp-stderr">
+            {server.stderrTail.join("\n")}
+          </pre>
+        </div>
+      ) : null}
+      {server.tools.length > 0 ? (
+        <ul className="mcp-tools">
+          {server.tools.map((tool) => (
+            <li
+              key={tool.name}
+              className={`mcp-tool${tool.enabled ? "" : " off"}`}
+              data-testid="mcp-tool"
+              data-name={tool.name}
+              data-enabled={tool.enabled ? "true" : "false"}
+            >
+              <label className="mcp-tool-head">
+                <input
+                  type="checkbox"
+                  data-testid="mcp-tool-toggle"
+                  checked={tool.enabled}
+                  disabled={busy}
+                  aria-label={strings.toolToggle(tool.name)}
+                  onChange={(event) => actions.setToolEnabled(tool.name, event.target.checked)}
+                />
+                <code>{tool.name}</code>
+              </label>
+              {tool.destructiveClaim ? (
+                <span className="mcp-claim destructive">{strings.destructiveClaim}</span>
+              ) : tool.readOnlyClaim ? (
+                <span className="mcp-claim">{strings.readOnlyClaim}</span>
+              ) : null}
+              {tool.enabled ? null : <span className="mcp-claim">{strings.toolOff}</span>}
+              {tool.description !== "" ? <span className="mcp-tool-description">{tool.description}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : state === "ready" ? (
+        <p className="settings-note">{strings.noTools}</p>
+      ) : null}
+      {server.alwaysAllowServer || server.alwaysAllowed.length > 0 ? (
+        <ul className="mcp-grants">
+          {server.alwaysAllowServer ? (
+            <li data-testid="mcp-grant" data-tool="">
+              <span>{strings.grantServer}</span>
+              <button type="button" data-testid="revoke-grant" onClick={() => actions.revoke()}>
+                {strings.revoke}
+              </button>
+            </li>
+          ) : null}
+          {server.alwaysAllowed.map((tool) => (
+            <li key={tool} data-testid="mcp-grant" data-tool={tool}>
+              <span>{strings.grantTool(tool)}</span>
+              <button type="button" data-testid="revoke-grant" onClick={() => actions.revoke(tool)}>
+                {strings.revoke}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {confirmingRemove ? (
+        <div className="mcp-confirm" role="alertdialog" aria-label={strings.removeQuestion(server.name)}>
+          <span>{strings.removeQuestion(server.name)}</span>
+          <div className="mcp-actions">
+            <button type="button" onClick={() => setConfirmingRemove(false)}>
+              {strings.cancel}
+            </button>
+            <button
+              type="button"
+              className="danger"
+              data-testid="mcp-remove-confirm"
+              disabled={busy}
+              onClick={() => {
+                setConfirmingRemove(false);
+                actions.remove();
+              }}
+            >
+              {strings.remove}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="mcp-actions">
+          <button type="button" data-testid="mcp-restart" disabled={busy || !enabled} onClick={actions.restart}>
+            {strings.restart}
+          </button>
+          <button type="button" data-testid="mcp-edit" disabled={busy} onClick={actions.edit}>
+            {strings.edit}
+          </button>
+          <button
+            type="button"
+            className="danger"
+            data-testid="mcp-remove"
+            disabled={busy}
+            onClick={() => setConfirmingRemove(true)}
+          >
+            {strings.remove}
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
