@@ -106,7 +106,8 @@ pub use model::{
 };
 pub use options::{
     CacheRetention, DEFAULT_MAX_RETRY_DELAY_MS, DeferredOptions, PayloadHook, ResponseHook,
-    ResponseInfo, SimpleStreamOptions, StreamOptions, ToolChoice, Transport,
+    ResponseInfo, RetryCause, RetryHook, RetryNotice, SimpleStreamOptions, StreamOptions,
+    ToolChoice, Transport,
 };
 pub use overflow::is_context_overflow;
 pub use partial_json::parse_streaming_json;

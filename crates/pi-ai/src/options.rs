@@ -66,6 +66,34 @@ pub type PayloadHook = Arc<dyn Fn(&Value, &Model) -> Option<Value> + Send + Sync
 /// Observes the HTTP response status and headers before streaming starts.
 pub type ResponseHook = Arc<dyn Fn(&ResponseInfo, &Model) + Send + Sync>;
 
+/// Told of every retry before its wait begins (see [`StreamOptions::on_retry`]). Must return quickly and never
+/// block: it runs on the request's task.
+pub type RetryHook = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
+
+/// A retry about to happen: the previous attempt failed before any of the response body arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// Which retry this is, from 1 (so `attempt` of `max_retries`).
+    pub attempt: u32,
+    /// How many retries the options allow.
+    pub max_retries: u32,
+    /// The wait before the retry is sent (the server's `retry-after`, or the backoff).
+    pub delay: Duration,
+    /// Why the previous attempt failed.
+    pub cause: RetryCause,
+}
+
+/// Why an attempt is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryCause {
+    /// The server answered with this status (408, 409, 429, 5xx, or `x-should-retry: true`).
+    Status(u16),
+    /// No response head within the head timeout ([`StreamOptions::timeout`]).
+    Timeout,
+    /// Connecting or sending failed.
+    Connection,
+}
+
 /// Options every API understands (pi's `StreamOptions`). All optional.
 #[derive(Clone)]
 pub struct StreamOptions {
@@ -87,9 +115,11 @@ pub struct StreamOptions {
     pub session_id: Option<String>,
     /// Extra headers; a `None` value suppresses a default header. Names match case-insensitively.
     pub headers: Option<BTreeMap<String, Option<String>>>,
-    /// Whole-request timeout (pi's `timeoutMs`).
+    /// Time allowed per attempt until the response head arrives (pi's `timeoutMs`, as the SDKs apply it);
+    /// `None` = 600 s.
     pub timeout: Option<Duration>,
-    /// Longest silence allowed between two received chunks of a streaming response.
+    /// Longest silence allowed between two received chunks of a streaming response; `None` = 300 s. Not in pi,
+    /// whose streams can wait forever: hitting it ends the stream with `error`, the partial content kept.
     pub idle_timeout: Option<Duration>,
     /// WebSocket connect timeout.
     pub websocket_connect_timeout: Option<Duration>,
@@ -105,6 +135,9 @@ pub struct StreamOptions {
     pub on_payload: Option<PayloadHook>,
     /// Response hook.
     pub on_response: Option<ResponseHook>,
+    /// Told of each retry before its wait (not in pi; `None` = nobody is told). Cancelling `signal` during the
+    /// wait ends the stream with `error(aborted)` and sends nothing more.
+    pub on_retry: Option<RetryHook>,
 }
 
 impl Default for StreamOptions {
@@ -128,6 +161,7 @@ impl Default for StreamOptions {
             env: None,
             on_payload: None,
             on_response: None,
+            on_retry: None,
         }
     }
 }
@@ -172,6 +206,7 @@ impl fmt::Debug for StreamOptions {
             )
             .field("on_payload", &self.on_payload.is_some())
             .field("on_response", &self.on_response.is_some())
+            .field("on_retry", &self.on_retry.is_some())
             .finish()
     }
 }

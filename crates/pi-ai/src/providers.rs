@@ -5,11 +5,14 @@
 //! * [`OpenAiResponses`] — `openai-responses`;
 //! * [`AnthropicMessages`] — `anthropic-messages`.
 //!
-//! Each implements [`crate::ApiProvider`]; [`builtin_apis`] returns all three sharing one HTTP client, and
+//! Each implements [`crate::ApiProvider`]; [`builtin_apis`] returns all three sharing one [`HttpClient`], and
 //! [`anthropic`], [`openai`] and [`openai_compatible`] build ready [`crate::Provider`]s for a
-//! [`crate::Models`] registry.
+//! [`crate::Models`] registry. The client chooses the proxy ([`ProxyChoice`]; loopback hosts never go through
+//! one) and also serves plain JSON requests ([`HttpClient::get_json`], for model lists), whose failures say
+//! what broke ([`FetchError`], [`TransportFailure`]).
 
 mod anthropic_messages;
+mod client;
 mod common;
 mod error_message;
 mod exchange;
@@ -22,6 +25,10 @@ mod sse;
 use std::sync::Arc;
 
 pub use anthropic_messages::AnthropicMessages;
+pub use client::{
+    DEFAULT_CONNECT_TIMEOUT, FetchError, HttpClient, HttpClientOptions, ProxyChoice, Route,
+    TransportFailure, is_loopback_url, redact_credentials,
+};
 pub use openai_completions::OpenAiCompletions;
 pub use openai_responses::OpenAiResponses;
 
@@ -34,19 +41,18 @@ pub enum ProvidersError {
     /// The TLS / HTTP client could not be initialised.
     #[error("cannot initialise the HTTP client: {0}")]
     Client(String),
+    /// The manual proxy setting cannot be used (its credentials are never part of the text).
+    #[error("invalid proxy: {0}")]
+    Proxy(String),
 }
 
-/// A new HTTP client for the adapters: rustls, HTTP/1.1 and HTTP/2, no overall timeout (streams are long;
-/// request and idle timeouts come from the options).
-pub fn http_client() -> Result<reqwest::Client, ProvidersError> {
-    reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(30))
-        .build()
-        .map_err(|e| ProvidersError::Client(e.to_string()))
+/// A new HTTP client for the adapters with the system's proxy ([`HttpClientOptions::default`]).
+pub fn http_client() -> Result<HttpClient, ProvidersError> {
+    HttpClient::new(&HttpClientOptions::default())
 }
 
 /// The three HTTP adapters sharing `client`.
-pub fn builtin_apis(client: &reqwest::Client) -> Vec<Arc<dyn ApiProvider>> {
+pub fn builtin_apis(client: &HttpClient) -> Vec<Arc<dyn ApiProvider>> {
     vec![
         Arc::new(OpenAiCompletions::new(client.clone())),
         Arc::new(OpenAiResponses::new(client.clone())),
@@ -54,7 +60,7 @@ pub fn builtin_apis(client: &reqwest::Client) -> Vec<Arc<dyn ApiProvider>> {
     ]
 }
 
-fn with_all_apis(mut provider: Provider, client: &reqwest::Client) -> Provider {
+fn with_all_apis(mut provider: Provider, client: &HttpClient) -> Provider {
     for api in builtin_apis(client) {
         provider = provider.with_api(api);
     }
@@ -62,11 +68,7 @@ fn with_all_apis(mut provider: Provider, client: &reqwest::Client) -> Provider {
 }
 
 /// The `anthropic` provider (key from `ANTHROPIC_API_KEY` unless given) serving `models`.
-pub fn anthropic(
-    client: &reqwest::Client,
-    api_key: Option<String>,
-    models: Vec<Model>,
-) -> Provider {
+pub fn anthropic(client: &HttpClient, api_key: Option<String>, models: Vec<Model>) -> Provider {
     let mut provider = with_all_apis(Provider::new("anthropic"), client)
         .with_auth(ProviderAuth::ApiKey {
             key: api_key,
@@ -78,7 +80,7 @@ pub fn anthropic(
 }
 
 /// The `openai` provider (key from `OPENAI_API_KEY` unless given) serving `models`.
-pub fn openai(client: &reqwest::Client, api_key: Option<String>, models: Vec<Model>) -> Provider {
+pub fn openai(client: &HttpClient, api_key: Option<String>, models: Vec<Model>) -> Provider {
     let mut provider = with_all_apis(Provider::new("openai"), client)
         .with_auth(ProviderAuth::ApiKey {
             key: api_key,
@@ -93,7 +95,7 @@ pub fn openai(client: &reqwest::Client, api_key: Option<String>, models: Vec<Mod
 /// provider id `id`. `base_url` (e.g. `http://localhost:11434/v1`) overrides every model's; local servers
 /// need no key, so `api_key: None` sends the placeholder key `"none"`.
 pub fn openai_compatible(
-    client: &reqwest::Client,
+    client: &HttpClient,
     id: &str,
     base_url: Option<String>,
     api_key: Option<String>,

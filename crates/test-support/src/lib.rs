@@ -8,6 +8,9 @@
 //! - [`openai`] puts an OpenAI-compatible chat-completions script on top: the n-th request gets the n-th
 //!   [`openai::Reply`], built from the chunk builders there.
 //!
+//! - [`proxy`] is a loopback proxy (HTTP forwarding, `CONNECT`, SOCKS5) that notes every connection it makes:
+//!   [`TestProxy`] in the test's process, or the `pi-test-proxy` binary as a process of its own.
+//!
 //! The server stops, closing every connection, when it is dropped. [`ReferenceServer`] finds the MCP reference
 //! server the tests run.
 
@@ -15,6 +18,7 @@ mod error;
 mod mcp_server;
 pub mod openai;
 mod pacing;
+pub mod proxy;
 mod request;
 mod response;
 mod server;
@@ -22,6 +26,7 @@ mod write;
 
 pub use error::ServerError;
 pub use mcp_server::{ReferenceServer, ReferenceServerError};
+pub use proxy::{Proxied, ProxyProtocol, TestProxy};
 pub use request::Request;
 pub use response::{Pacing, Response, Stream, StreamEnd};
 pub use server::LoopbackServer;

@@ -29,6 +29,8 @@ pub enum Reply {
     Feed(Vec<Value>),
     /// Answers with this HTTP status and JSON body (no stream).
     Status(u16, Value),
+    /// Answers with this response as it is (a status with headers such as `retry-after`, for instance).
+    Response(Response),
 }
 
 /// The running server on a free loopback port; stops when dropped.
@@ -105,6 +107,7 @@ fn answer(request: &Request, replies: &Mutex<VecDeque<Reply>>) -> Response {
             &json!({"error": {"message": "no scripted reply", "type": "test_server"}}),
         ),
         Some(Reply::Status(status, body)) => Response::json(status, &body),
+        Some(Reply::Response(response)) => response,
         Some(Reply::Stream(chunks)) => Response::stream(events(&chunks).write(DONE)),
         Some(Reply::Hold(chunks)) => Response::stream(events(&chunks).ending(StreamEnd::Hold)),
         Some(Reply::Feed(chunks)) => Response::stream(events(&chunks).ending(StreamEnd::Feed)),

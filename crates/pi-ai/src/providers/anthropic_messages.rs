@@ -15,6 +15,7 @@ use std::future::Future;
 
 use compat::Compat;
 
+use super::client::HttpClient;
 use super::exchange::{self, Call, Endpoint, KeyHeader, Opened, Protocol, Request};
 use super::sse::LineBreaks;
 use crate::context::Context;
@@ -26,13 +27,15 @@ use crate::provider::ApiProvider;
 /// The `anthropic-messages` implementation.
 #[derive(Clone)]
 pub struct AnthropicMessages {
-    client: reqwest::Client,
+    client: HttpClient,
 }
 
 impl AnthropicMessages {
     /// Uses `client` for every request.
-    pub fn new(client: reqwest::Client) -> Self {
-        Self { client }
+    pub fn new(client: impl Into<HttpClient>) -> Self {
+        Self {
+            client: client.into(),
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! Driving one response of an HTTP adapter, the same for every wire protocol: the task and its stream
 //! contract, the API key, the `onPayload` hook, the headers (shared defaults, the protocol's, the key, the
 //! adapter's, then the model's and the request's), sending with the retry policy (an error status becomes
-//! pi's error text), `onResponse`, `start`, and the response's SSE events bounded by the idle timeout and the
-//! cancellation token. A [`Protocol`] supplies the rest: its endpoint, compat, request and reading.
+//! pi's error text; each retry is told to `on_retry`), `onResponse`, `start`, and the response's SSE events
+//! bounded by the idle timeout and the cancellation token. A [`Protocol`] supplies the rest: its endpoint,
+//! compat, request and reading.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -13,6 +14,7 @@ use futures_util::FutureExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::client::HttpClient;
 use super::common::RequestSetup;
 use super::error_message;
 use super::http::{self, PostRequest, SendPolicy};
@@ -75,7 +77,7 @@ pub(crate) struct Opened {
 
 /// Streams one response of protocol `P` on a tokio task.
 pub(crate) fn stream<P: Protocol>(
-    client: &reqwest::Client,
+    client: &HttpClient,
     model: Model,
     context: Context,
     options: SimpleStreamOptions,
@@ -87,7 +89,7 @@ pub(crate) fn stream<P: Protocol>(
 }
 
 async fn run<P: Protocol>(
-    client: reqwest::Client,
+    client: HttpClient,
     model: Model,
     context: Context,
     options: SimpleStreamOptions,
@@ -238,7 +240,7 @@ impl ResponseEvents {
 /// pi starts a response only after the HTTP response arrived, so a missing key or a failed request ends
 /// `output` with the error (and no `start`) and returns `None`. `build` runs only when there is a key.
 async fn open(
-    client: &reqwest::Client,
+    client: &HttpClient,
     model: &Model,
     options: &SimpleStreamOptions,
     endpoint: &Endpoint,
@@ -303,6 +305,7 @@ async fn open(
         max_retries: options.base.max_retries,
         max_retry_delay_ms: Some(options.base.max_retry_delay_ms),
         timeout: Some(options.base.timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT)),
+        on_retry: options.base.on_retry.as_ref(),
     };
     match http::send(client, &request, policy, &token(options)).await {
         Ok(response) => {

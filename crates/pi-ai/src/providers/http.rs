@@ -1,14 +1,17 @@
 //! Sending one provider request: headers, per-attempt timeout, cancellation, and pi's retry policy
 //! (spec 4.3): `maxRetries` (default 0) retries 408/409/429/5xx and connection failures, only before any
 //! response body byte was accepted; `retry-after-ms` / `retry-after` are honoured up to `maxRetryDelayMs`
-//! (default 60 s, 0 = no cap) and a longer requested delay fails at once.
+//! (default 60 s, 0 = no cap) and a longer requested delay fails at once. Beyond pi, `on_retry` is told of each
+//! retry before its wait, and the request goes through the proxy client or the direct one by its URL.
 
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
+use super::client::HttpClient;
 use super::sse::transport_text;
+use crate::options::{RetryCause, RetryHook, RetryNotice};
 
 /// Default cap on a server-requested retry delay.
 pub(crate) const DEFAULT_MAX_RETRY_DELAY_MS: u64 = 60_000;
@@ -23,13 +26,15 @@ pub(crate) struct PostRequest {
 }
 
 /// Retry and timeout settings of one call.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct SendPolicy {
+#[derive(Clone, Copy, Default)]
+pub(crate) struct SendPolicy<'a> {
     pub(crate) max_retries: u32,
     /// `None` = default (60 s); `Some(0)` = no cap.
     pub(crate) max_retry_delay_ms: Option<u64>,
     /// Per attempt, until the response head arrived.
     pub(crate) timeout: Option<Duration>,
+    /// Told of each retry before its wait.
+    pub(crate) on_retry: Option<&'a RetryHook>,
 }
 
 /// Why no usable response was obtained.
@@ -56,14 +61,14 @@ pub(crate) enum SendFailure {
 
 /// Sends `request`, retrying as pi does. Returns a successful (2xx) response whose body is still unread.
 pub(crate) async fn send(
-    client: &reqwest::Client,
+    client: &HttpClient,
     request: &PostRequest,
-    policy: SendPolicy,
+    policy: SendPolicy<'_>,
     cancel: &CancellationToken,
 ) -> Result<reqwest::Response, SendFailure> {
     let headers = header_map(&request.headers)?;
-    let mut retries_left = policy.max_retries;
-    let mut attempt: u32 = 0;
+    let client = client.for_url(&request.url);
+    let mut retries_done: u32 = 0;
     loop {
         if cancel.is_cancelled() {
             return Err(SendFailure::Aborted);
@@ -74,30 +79,54 @@ pub(crate) async fn send(
             Err(Attempt::Final(failure)) => return Err(failure),
             Err(Attempt::Retryable(failure, headers)) => (failure, headers),
         };
-        if retries_left == 0 {
-            return Err(failure);
+        let notice = plan_retry(failure, &response_headers, retries_done, &policy)?;
+        if let Some(hook) = policy.on_retry {
+            hook(&notice);
         }
-        let delay = match retry_delay(&response_headers, attempt, policy.max_retry_delay_ms) {
-            Ok(delay) => delay,
-            Err((requested_ms, max_ms)) => {
-                return Err(match failure {
-                    SendFailure::Status { status, body } => SendFailure::RetryDelayTooLong {
-                        requested_ms,
-                        max_ms,
-                        status,
-                        body,
-                    },
-                    other => other,
-                });
-            }
-        };
-        retries_left -= 1;
-        attempt += 1;
+        retries_done = notice.attempt;
         tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(SendFailure::Aborted),
-            () = tokio::time::sleep(delay) => {}
+            () = tokio::time::sleep(notice.delay) => {}
         }
+    }
+}
+
+/// What follows a retryable failure after `retries_done` retries: `Ok` = retry after the notice's delay,
+/// `Err` = give up with this failure (no retries left, or the server asks for a longer wait than allowed).
+fn plan_retry(
+    failure: SendFailure,
+    response_headers: &HeaderMap,
+    retries_done: u32,
+    policy: &SendPolicy<'_>,
+) -> Result<RetryNotice, SendFailure> {
+    if retries_done >= policy.max_retries {
+        return Err(failure);
+    }
+    let cause = match &failure {
+        SendFailure::Status { status, .. } => RetryCause::Status(*status),
+        SendFailure::Timeout(_) => RetryCause::Timeout,
+        SendFailure::Transport(_) => RetryCause::Connection,
+        SendFailure::Aborted
+        | SendFailure::RetryDelayTooLong { .. }
+        | SendFailure::InvalidHeader(_) => return Err(failure),
+    };
+    match retry_delay(response_headers, retries_done, policy.max_retry_delay_ms) {
+        Ok(delay) => Ok(RetryNotice {
+            attempt: retries_done + 1,
+            max_retries: policy.max_retries,
+            delay,
+            cause,
+        }),
+        Err((requested_ms, max_ms)) => Err(match failure {
+            SendFailure::Status { status, body } => SendFailure::RetryDelayTooLong {
+                requested_ms,
+                max_ms,
+                status,
+                body,
+            },
+            other => other,
+        }),
     }
 }
 
@@ -273,6 +302,101 @@ mod tests {
         let late = retry_delay(&HeaderMap::new(), 10, None).unwrap();
         assert!(first <= Duration::from_millis(500) && first >= Duration::from_millis(375));
         assert!(late <= Duration::from_secs(8) && late >= Duration::from_secs(6));
+    }
+
+    fn policy(max_retries: u32) -> SendPolicy<'static> {
+        SendPolicy {
+            max_retries,
+            ..SendPolicy::default()
+        }
+    }
+
+    fn status(status: u16) -> SendFailure {
+        SendFailure::Status {
+            status,
+            body: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn a_429_with_retry_after_is_retried_after_that_delay_and_counted() {
+        let notice = plan_retry(
+            status(429),
+            &headers(&[("retry-after", "1")]),
+            0,
+            &policy(3),
+        )
+        .unwrap();
+        assert_eq!(
+            notice,
+            RetryNotice {
+                attempt: 1,
+                max_retries: 3,
+                delay: Duration::from_secs(1),
+                cause: RetryCause::Status(429),
+            }
+        );
+        let notice = plan_retry(status(503), &HeaderMap::new(), 2, &policy(3)).unwrap();
+        assert_eq!(notice.attempt, 3);
+        assert_eq!(notice.cause, RetryCause::Status(503));
+        assert!(
+            notice.delay <= Duration::from_secs(2) && notice.delay >= Duration::from_millis(1500)
+        );
+    }
+
+    #[test]
+    fn connection_failures_and_head_timeouts_are_retried_with_backoff() {
+        let notice = plan_retry(
+            SendFailure::Transport("connection refused".into()),
+            &HeaderMap::new(),
+            0,
+            &policy(1),
+        )
+        .unwrap();
+        assert_eq!(notice.cause, RetryCause::Connection);
+        assert!(notice.delay <= Duration::from_millis(500));
+        let notice = plan_retry(
+            SendFailure::Timeout(Duration::from_secs(1)),
+            &HeaderMap::new(),
+            0,
+            &policy(1),
+        )
+        .unwrap();
+        assert_eq!(notice.cause, RetryCause::Timeout);
+    }
+
+    #[test]
+    fn no_retry_is_left_after_max_retries_and_none_by_default() {
+        assert!(matches!(
+            plan_retry(status(429), &HeaderMap::new(), 0, &policy(0)),
+            Err(SendFailure::Status { status: 429, .. })
+        ));
+        assert!(matches!(
+            plan_retry(status(500), &HeaderMap::new(), 3, &policy(3)),
+            Err(SendFailure::Status { status: 500, .. })
+        ));
+        assert!(matches!(
+            plan_retry(SendFailure::Aborted, &HeaderMap::new(), 0, &policy(3)),
+            Err(SendFailure::Aborted)
+        ));
+    }
+
+    #[test]
+    fn a_retry_after_above_the_cap_gives_up_at_once_naming_both() {
+        let capped = SendPolicy {
+            max_retries: 3,
+            max_retry_delay_ms: Some(30_000),
+            ..SendPolicy::default()
+        };
+        match plan_retry(status(429), &headers(&[("retry-after", "45")]), 0, &capped) {
+            Err(SendFailure::RetryDelayTooLong {
+                requested_ms,
+                max_ms,
+                status,
+                ..
+            }) => assert_eq!((requested_ms, max_ms, status), (45_000, 30_000, 429)),
+            other => panic!("expected RetryDelayTooLong, got {other:?}"),
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::future::Future;
 
 use compat::Compat;
 
+use super::client::HttpClient;
 use super::exchange::{self, Call, Endpoint, Opened, Protocol, Request};
 use crate::context::Context;
 use crate::event_stream::AssistantMessageEventStream;
@@ -31,13 +32,15 @@ use crate::provider::ApiProvider;
 /// The `openai-completions` implementation.
 #[derive(Clone)]
 pub struct OpenAiCompletions {
-    client: reqwest::Client,
+    client: HttpClient,
 }
 
 impl OpenAiCompletions {
     /// Uses `client` for every request (share one client between adapters to share connections).
-    pub fn new(client: reqwest::Client) -> Self {
-        Self { client }
+    pub fn new(client: impl Into<HttpClient>) -> Self {
+        Self {
+            client: client.into(),
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use std::future::Future;
 
 use compat::Compat;
 
+use super::client::HttpClient;
 use super::exchange::{self, Call, Endpoint, Opened, Protocol, Request};
 use crate::context::Context;
 use crate::event_stream::AssistantMessageEventStream;
@@ -26,13 +27,15 @@ use crate::provider::ApiProvider;
 /// The `openai-responses` implementation.
 #[derive(Clone)]
 pub struct OpenAiResponses {
-    client: reqwest::Client,
+    client: HttpClient,
 }
 
 impl OpenAiResponses {
     /// Uses `client` for every request.
-    pub fn new(client: reqwest::Client) -> Self {
-        Self { client }
+    pub fn new(client: impl Into<HttpClient>) -> Self {
+        Self {
+            client: client.into(),
+        }
     }
 }
 

@@ -711,3 +711,93 @@ async fn a_ten_megabyte_answer_streams_through() {
         assert_eq!(r.text().len(), 10 * 1024 * 1024, "{wire:?}");
     }
 }
+
+#[tokio::test]
+async fn each_retry_is_reported_before_its_wait() {
+    for wire in ALL {
+        let mut limited = wire.error(429, "slow down");
+        limited["headers"] = json!({"retry-after": "0"});
+        let mut unavailable = wire.error(503, "busy");
+        unavailable["headers"] = json!({"retry-after-ms": "1"});
+        let notices = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut opts = options();
+        opts.base.max_retries = 3;
+        opts.base.on_retry = Some({
+            let notices = std::sync::Arc::clone(&notices);
+            std::sync::Arc::new(move |notice: &pi_ai::RetryNotice| {
+                notices.lock().unwrap().push(notice.clone());
+            })
+        });
+        let r = run_with(
+            wire,
+            vec![
+                limited,
+                unavailable,
+                wire.ok(wire.answer(&[], &["ok"], &[], Ending::Stop), 64),
+            ],
+            opts,
+        )
+        .await;
+        assert_eq!(r.message.stop_reason, StopReason::Stop, "{}", r.error());
+        assert_eq!(
+            *notices.lock().unwrap(),
+            vec![
+                pi_ai::RetryNotice {
+                    attempt: 1,
+                    max_retries: 3,
+                    delay: Duration::ZERO,
+                    cause: pi_ai::RetryCause::Status(429),
+                },
+                pi_ai::RetryNotice {
+                    attempt: 2,
+                    max_retries: 3,
+                    delay: Duration::from_millis(1),
+                    cause: pi_ai::RetryCause::Status(503),
+                },
+            ],
+            "{wire:?}"
+        );
+        assert_eq!(r.server.requests().len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn stop_during_a_retry_wait_ends_the_stream_at_once_and_sends_nothing_more() {
+    for wire in ALL {
+        let mut limited = wire.error(429, "slow down");
+        limited["headers"] = json!({"retry-after": "30"});
+        let server = replay_server::start(vec![
+            limited,
+            wire.ok(wire.answer(&[], &["never"], &[], Ending::Stop), 64),
+        ])
+        .await
+        .unwrap();
+        let model = build_model(wire.api(), None, &server.origin()).unwrap();
+        let client = pi_ai::providers::http_client().unwrap();
+        let api = pi_ai::providers::builtin_apis(&client)
+            .into_iter()
+            .find(|a| a.api().as_str() == wire.api())
+            .unwrap();
+        let (told, mut waiting) = tokio::sync::mpsc::unbounded_channel();
+        let token = CancellationToken::new();
+        let mut opts = options();
+        opts.base.max_retries = 3;
+        opts.base.signal = Some(token.clone());
+        opts.base.on_retry = Some(std::sync::Arc::new(move |notice: &pi_ai::RetryNotice| {
+            let _ = told.send(notice.clone());
+        }));
+        let stream = api.stream_simple(model, context(), opts);
+        let notice = waiting.recv().await.unwrap();
+        assert_eq!(notice.delay, Duration::from_secs(30));
+        let stopped_at = Instant::now();
+        token.cancel();
+        let message = stream.finish().await.unwrap();
+        assert!(stopped_at.elapsed() < Duration::from_secs(2), "{wire:?}");
+        assert_eq!(message.stop_reason, StopReason::Aborted, "{wire:?}");
+        assert_eq!(
+            message.error_message.as_deref(),
+            Some("Request was aborted")
+        );
+        assert_eq!(server.requests().len(), 1, "{wire:?}");
+    }
+}
