@@ -6,7 +6,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::export_file::{ExportedFile, write_new_file};
-use super::run_log::{logged_item, summarize};
+use super::run_log::{logged_item, restore, summarize};
 use super::{Conversations, ConversationsError};
 use crate::inspector::{EventRow, LoggedItem, RunSummary, event_rows};
 use crate::store::{ConversationId, RUN_LOG_CAP_BYTES};
@@ -22,8 +22,10 @@ pub struct InspectedRun {
     pub log_id: Option<i64>,
     /// When it started, ms since the epoch.
     pub started_at: i64,
-    /// Its log's size in bytes (0 for the run in progress).
+    /// Its log's size as stored (compressed), in bytes (0 for the run in progress).
     pub bytes: i64,
+    /// Its log's size as JSON lines, in bytes (0 for the run in progress).
+    pub raw_bytes: i64,
     /// The inspector's reading of it.
     pub summary: RunSummary,
 }
@@ -74,6 +76,7 @@ impl Conversations {
                     log_id: Some(stored.log_id),
                     started_at: stored.started_at,
                     bytes: stored.bytes,
+                    raw_bytes: stored.raw_bytes,
                     summary,
                 })
             })
@@ -85,6 +88,7 @@ impl Conversations {
                 log_id: None,
                 started_at,
                 bytes: 0,
+                raw_bytes: 0,
                 summary,
             });
         }
@@ -125,9 +129,12 @@ impl Conversations {
         id: &ConversationId,
         log_id: i64,
     ) -> Result<Option<RunReplay>, ConversationsError> {
-        let Some((lines, before)) = self.log_lines(id, Some(log_id))? else {
+        let Some((mut lines, before)) = self.log_lines(id, Some(log_id))? else {
             return Ok(None);
         };
+        for line in &mut lines {
+            restore(line, id);
+        }
         let transcript = self.inner.store.load_transcript(id)?.agent_messages()?;
         let before = transcript
             .iter()
@@ -156,9 +163,12 @@ impl Conversations {
         id: &ConversationId,
         log_id: i64,
     ) -> Result<Option<ExportedFile>, ConversationsError> {
-        let Some((lines, _)) = self.log_lines(id, Some(log_id))? else {
+        let Some((mut lines, _)) = self.log_lines(id, Some(log_id))? else {
             return Ok(None);
         };
+        for line in &mut lines {
+            restore(line, id);
+        }
         let text = lines
             .iter()
             .map(|line| line.to_string() + "\n")

@@ -207,8 +207,14 @@ fn log_values(items: &[(i64, Envelope)]) -> Vec<Value> {
         .collect()
 }
 
-/// Drops the copies `turn_end` and `agent_end` carry of messages logged in full by their `message_end`.
+/// Drops what every line of a conversation's log would repeat (the protocol version and the conversation's id,
+/// given back by [`restore`]) and the copies `turn_end` and `agent_end` carry of messages logged in full by their
+/// `message_end`.
 fn compact(envelope: &mut Value) {
+    if let Some(fields) = envelope.as_object_mut() {
+        fields.remove("v");
+        fields.remove("conversationId");
+    }
     let Some(event) = envelope.get_mut("event").and_then(Value::as_object_mut) else {
         return;
     };
@@ -221,6 +227,17 @@ fn compact(envelope: &mut Value) {
             event.remove("messages");
         }
         _ => {}
+    }
+}
+
+/// A stored line's envelope as the window received it again: with the protocol version and `conversation_id`.
+pub(super) fn restore(line: &mut Value, conversation_id: &ConversationId) {
+    if let Some(fields) = line.get_mut("envelope").and_then(Value::as_object_mut) {
+        fields.insert("v".to_owned(), Value::from(crate::wire::PROTOCOL_VERSION));
+        fields.insert(
+            "conversationId".to_owned(),
+            Value::from(conversation_id.as_str()),
+        );
     }
 }
 

@@ -142,6 +142,29 @@ pub struct McpServerConfig {
 }
 
 impl McpServerConfig {
+    /// The exact command line (arguments quoted where a shell would need it), or the URL: what the user agrees to
+    /// run. The settings and an import show launches written this way.
+    pub fn launch_text(&self) -> String {
+        match &self.transport {
+            McpTransport::Stdio { command, args, .. } => std::iter::once(command)
+                .chain(args)
+                .map(|part| {
+                    let plain = !part.is_empty()
+                        && part.chars().all(|character| {
+                            character.is_ascii_alphanumeric() || "-_./:=@+,%".contains(character)
+                        });
+                    if plain {
+                        part.clone()
+                    } else {
+                        format!("'{}'", part.replace('\'', r"'\''"))
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            McpTransport::Http { url, .. } => url.clone(),
+        }
+    }
+
     /// A stdio server with the default timeouts.
     pub fn stdio(name: impl Into<String>, command: impl Into<String>, args: Vec<String>) -> Self {
         McpServerConfig {
@@ -429,6 +452,24 @@ mod tests {
     fn the_keychain_name_of_a_value_is_clean_and_bounded() {
         assert_eq!(keychain_name("my notes", "API_KEY"), "mcp.my_notes.API_KEY");
         assert_eq!(keychain_name(&"x".repeat(100), "K").len(), 64);
+    }
+
+    #[test]
+    fn the_command_line_shown_is_exact_and_quoted_where_a_shell_would_need_it() {
+        let config = McpServerConfig::stdio(
+            "notes",
+            "npx",
+            vec![
+                "-y".to_owned(),
+                "@scope/server".to_owned(),
+                "My Notes".to_owned(),
+                "it's".to_owned(),
+            ],
+        );
+        assert_eq!(
+            config.launch_text(),
+            r"npx -y @scope/server 'My Notes' 'it'\''s'"
+        );
     }
 
     #[test]

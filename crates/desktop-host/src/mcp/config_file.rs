@@ -201,6 +201,18 @@ pub fn set_disabled(path: &Path, name: &str, disabled: bool) -> Result<(), McpFi
     })
 }
 
+/// Changes the entry of `server` with `change` (the app's "always" grants use it); the rest of the file stays.
+pub fn edit_entry(
+    path: &Path,
+    server: &str,
+    change: impl FnOnce(&mut Map<String, Value>),
+) -> Result<(), McpFileError> {
+    edit(path, |servers| {
+        change(entry_mut(servers, server)?);
+        Ok(())
+    })
+}
+
 /// Gives the agent the tool `tool` of `server` again (out of `disabledTools`, the key gone once empty), or takes it
 /// away (into `disabledTools`, once).
 pub fn set_tool_enabled(

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use crate::mcp::config::{McpServerConfig, McpTransport, parse_mcp_config};
+use crate::mcp::config::{McpServerConfig, parse_mcp_config};
 use crate::mcp::config_file::{self, McpFileError, McpSecretStore};
 
 /// Another app that keeps MCP servers.
@@ -193,7 +193,7 @@ pub fn import_candidates(folders: &ImportFolders, mcp_file: Option<&Path>) -> Mc
                     listing.candidates.extend(entries.into_iter().map(|entry| {
                         McpImportCandidate {
                             source,
-                            launch: entry.server.as_ref().map(launch_text),
+                            launch: entry.server.as_ref().map(McpServerConfig::launch_text),
                             name_taken: taken.contains(&entry.name),
                             name: entry.name,
                             problems: entry.problems,
@@ -304,29 +304,6 @@ fn read_source(path: &Path) -> Result<Vec<SourceEntry>, String> {
             }
         })
         .collect())
-}
-
-/// The exact command line (arguments quoted where a shell would need it), or the URL: what the user agrees to
-/// run. The settings show servers' launches written the same way.
-fn launch_text(config: &McpServerConfig) -> String {
-    match &config.transport {
-        McpTransport::Stdio { command, args, .. } => std::iter::once(command)
-            .chain(args)
-            .map(|part| {
-                let plain = !part.is_empty()
-                    && part.chars().all(|character| {
-                        character.is_ascii_alphanumeric() || "-_./:=@+,%".contains(character)
-                    });
-                if plain {
-                    part.clone()
-                } else {
-                    format!("'{}'", part.replace('\'', r"'\''"))
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        McpTransport::Http { url, .. } => url.clone(),
-    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use crate::mcp::client::{McpClient, McpToolInfo};
 use crate::mcp::config::{
     ConfigValue, MCP_FILE_NAME, McpConfig, McpServerConfig, McpTransport, parse_mcp_config,
 };
+use crate::mcp::config_file;
 use crate::mcp::launch::RmcpClient;
 use crate::mcp::secret_values::McpSecrets;
 
@@ -428,7 +429,7 @@ impl McpServers {
                 McpServerView {
                     name: entry.config.name.clone(),
                     status: entry.state.clone(),
-                    launch: launch_text(&entry.config),
+                    launch: entry.config.launch_text(),
                     transport: launch_view(&entry.config.transport),
                     timeout_seconds: entry.config.call_timeout.as_secs(),
                     total_timeout_seconds: entry.config.total_timeout.as_secs(),
@@ -635,24 +636,13 @@ impl McpServers {
             .map_err(RevokeError::NotKept)
     }
 
-    /// Keeps `grant` in the server's entry of `mcp.json`: the file is read again and only that entry's grant
-    /// changes (everything else in it, keys of other apps included, stays as it is), written to a new file that
-    /// then replaces it.
+    /// Keeps `grant` in the server's entry of `mcp.json` (through `config_file`, so only that entry's grant
+    /// changes and the edit never interleaves with the settings' edits).
     fn write_grant(&self, server: &str, grant: &GrantWrite) -> Result<(), String> {
         let Some(path) = &self.config_file else {
             return Ok(());
         };
-        let text = std::fs::read_to_string(path).map_err(|error| error.to_string())?;
-        let mut value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|error| error.to_string())?;
-        let Some(entry) = value
-            .get_mut("mcpServers")
-            .and_then(|servers| servers.get_mut(server))
-            .and_then(serde_json::Value::as_object_mut)
-        else {
-            return Err(format!("the server \"{server}\" is no longer in the file"));
-        };
-        match grant {
+        config_file::edit_entry(path, server, |entry| match grant {
             GrantWrite::Tool { tool, definition } => {
                 let tools = entry
                     .entry("alwaysAllow")
@@ -678,11 +668,8 @@ impl McpServers {
             GrantWrite::RevokeServer => {
                 entry.remove("alwaysAllowServer");
             }
-        }
-        let pretty = serde_json::to_string_pretty(&value).map_err(|error| error.to_string())?;
-        let fresh = path.with_extension("json.new");
-        std::fs::write(&fresh, pretty + "\n").map_err(|error| error.to_string())?;
-        std::fs::rename(&fresh, path).map_err(|error| error.to_string())
+        })
+        .map_err(|error| error.to_string())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
@@ -815,49 +802,9 @@ impl AlwaysGrants for McpServers {
     }
 }
 
-/// The exact command line (arguments quoted where a shell would need it), or the URL: what the user agrees to run.
-fn launch_text(config: &McpServerConfig) -> String {
-    match &config.transport {
-        McpTransport::Stdio { command, args, .. } => std::iter::once(command)
-            .chain(args)
-            .map(|part| {
-                let plain = !part.is_empty()
-                    && part.chars().all(|character| {
-                        character.is_ascii_alphanumeric() || "-_./:=@+,%".contains(character)
-                    });
-                if plain {
-                    part.clone()
-                } else {
-                    format!("'{}'", part.replace('\'', r"'\''"))
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        McpTransport::Http { url, .. } => url.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_command_line_shown_is_exact_and_quoted_where_a_shell_would_need_it() {
-        let config = McpServerConfig::stdio(
-            "notes",
-            "npx",
-            vec![
-                "-y".to_owned(),
-                "@scope/server".to_owned(),
-                "My Notes".to_owned(),
-                "it's".to_owned(),
-            ],
-        );
-        assert_eq!(
-            launch_text(&config),
-            r"npx -y @scope/server 'My Notes' 'it'\''s'"
-        );
-    }
 
     #[test]
     fn a_configured_server_shows_as_starting_and_a_disabled_one_as_disabled() {

@@ -79,6 +79,9 @@ pub enum StoreError {
     /// A rename to an empty (or blank) title.
     #[error("a conversation title cannot be empty")]
     EmptyTitle,
+    /// A stored run log could not be unpacked.
+    #[error("the log of run {log_id} is damaged: {source}")]
+    CorruptRunLog { log_id: i64, source: io::Error },
     /// A checkpoint or finish referred to a row that is not the open checkpoint of that conversation.
     #[error("message {seq} of conversation {conversation_id} is not an open checkpoint")]
     NotACheckpoint {
@@ -120,7 +123,9 @@ impl StoreError {
             Self::CreateFolder { source, .. } | Self::MoveAside { source, .. } => io_kind(source),
             Self::SchemaTooNew { .. } => StoreErrorKind::SchemaTooNew,
             Self::NotFound(_) => StoreErrorKind::NotFound,
-            Self::CorruptMessage { .. } | Self::NotAnAgentMessage { .. } => StoreErrorKind::Corrupt,
+            Self::CorruptMessage { .. }
+            | Self::NotAnAgentMessage { .. }
+            | Self::CorruptRunLog { .. } => StoreErrorKind::Corrupt,
             Self::MessageWithoutRole
             | Self::Serialise(_)
             | Self::EmptyTitle

@@ -222,8 +222,8 @@ fn add_conversation_grants(transaction: &Transaction<'_>) -> rusqlite::Result<()
     )
 }
 
-/// Version 5: the event logs of finished runs for the loop inspector (JSON lines), with the run's summary and the
-/// number of messages before it; they go with their conversation when it is purged.
+/// Version 5: the event logs of finished runs for the loop inspector (JSON lines, gzip), with their sizes, the
+/// run's summary and the number of messages before it; they go with their conversation when it is purged.
 fn add_run_logs(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
     transaction.execute_batch(
         "CREATE TABLE run_logs (
@@ -232,7 +232,8 @@ fn add_run_logs(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
              started_at INTEGER NOT NULL,
              messages_before INTEGER NOT NULL,
              bytes INTEGER NOT NULL,
-             log TEXT NOT NULL,
+             raw_bytes INTEGER NOT NULL,
+             log BLOB NOT NULL,
              summary TEXT NOT NULL
          );
          CREATE INDEX run_logs_by_conversation ON run_logs (conversation_id, id);",

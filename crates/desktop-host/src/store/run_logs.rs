@@ -1,11 +1,17 @@
 //! Run logs: every envelope of a finished run as the window received it (deltas coalesced as on the wire), one
-//! JSON line each with the time it passed, kept with the conversation so the loop inspector can show and replay
-//! past runs after a restart. Beside the log, the run's summary (the inspector's reading of it) so listing runs
-//! reads no log.
+//! JSON line each with the time it passed, kept gzip-compressed with the conversation so the loop inspector can
+//! show and replay past runs after a restart. Beside the log, the run's summary (the inspector's reading of it) so
+//! listing runs reads no log.
 //!
-//! Contract: a conversation keeps at most [`RUN_LOG_CAP_BYTES`] of logs; past it the oldest runs' logs are
-//! removed (the newest run is always kept, however large). Logs go with their conversation when it is purged.
+//! Contract: a conversation keeps at most [`RUN_LOG_CAP_BYTES`] of (compressed) logs; past it the oldest runs'
+//! logs are removed (the newest run is always kept, however large). Logs go with their conversation when it is
+//! purged.
 
+use std::io::{Read, Write};
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
 use rusqlite::params;
 
 use super::conversation_id::ConversationId;
@@ -22,8 +28,10 @@ pub struct StoredRun {
     pub log_id: i64,
     /// When the run started, ms since the epoch.
     pub started_at: i64,
-    /// The log's size in bytes.
+    /// The log's size as stored (compressed), in bytes.
     pub bytes: i64,
+    /// The log's size as JSON lines, in bytes.
+    pub raw_bytes: i64,
     /// How many messages the conversation had when the run started (a replay starts from them).
     pub messages_before: i64,
     /// The inspector's summary of the run, JSON.
@@ -51,18 +59,22 @@ impl Store {
         id: &ConversationId,
         run: &NewRunLog<'_>,
     ) -> Result<i64, StoreError> {
+        let packed = pack(run.log).map_err(StoreError::Serialise)?;
         self.with_conversation_transaction(id, "keep a run log", |transaction| {
-            let bytes = i64::try_from(run.log.len()).unwrap_or(i64::MAX);
+            let bytes = i64::try_from(packed.len()).unwrap_or(i64::MAX);
+            let raw_bytes = i64::try_from(run.log.len()).unwrap_or(i64::MAX);
             transaction
                 .execute(
-                    "INSERT INTO run_logs (conversation_id, started_at, messages_before, bytes, log, summary)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO run_logs
+                         (conversation_id, started_at, messages_before, bytes, raw_bytes, log, summary)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     params![
                         id.as_str(),
                         run.started_at,
                         run.messages_before,
                         bytes,
-                        run.log,
+                        raw_bytes,
+                        packed,
                         run.summary
                     ],
                 )
@@ -89,7 +101,7 @@ impl Store {
         self.with_connection(|connection| {
             let mut statement = connection
                 .prepare_cached(
-                    "SELECT id, started_at, bytes, messages_before, summary FROM run_logs
+                    "SELECT id, started_at, bytes, raw_bytes, messages_before, summary FROM run_logs
                      WHERE conversation_id = ?1 ORDER BY id",
                 )
                 .map_err(StoreError::sqlite("list the run logs"))?;
@@ -99,8 +111,9 @@ impl Store {
                         log_id: row.get(0)?,
                         started_at: row.get(1)?,
                         bytes: row.get(2)?,
-                        messages_before: row.get(3)?,
-                        summary: row.get(4)?,
+                        raw_bytes: row.get(3)?,
+                        messages_before: row.get(4)?,
+                        summary: row.get(5)?,
                     })
                 })
                 .map_err(StoreError::sqlite("list the run logs"))?;
@@ -125,13 +138,28 @@ impl Store {
             let mut rows = statement
                 .query(params![id.as_str(), log_id])
                 .map_err(StoreError::sqlite("read a run log"))?;
-            match rows.next().map_err(StoreError::sqlite("read a run log"))? {
-                Some(row) => Ok(Some((
-                    row.get(0).map_err(StoreError::sqlite("read a run log"))?,
-                    row.get(1).map_err(StoreError::sqlite("read a run log"))?,
-                ))),
-                None => Ok(None),
-            }
+            let Some(row) = rows.next().map_err(StoreError::sqlite("read a run log"))? else {
+                return Ok(None);
+            };
+            let packed: Vec<u8> = row.get(0).map_err(StoreError::sqlite("read a run log"))?;
+            let before: i64 = row.get(1).map_err(StoreError::sqlite("read a run log"))?;
+            let log = unpack(&packed).map_err(|source| StoreError::CorruptRunLog { log_id, source })?;
+            Ok(Some((log, before)))
         })
     }
+}
+
+/// `log` gzip-compressed (JSON lines of one run repeat themselves a lot: a tenth of the size is usual).
+fn pack(log: &str) -> Result<Vec<u8>, serde_json::Error> {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());
+    encoder
+        .write_all(log.as_bytes())
+        .and_then(|()| encoder.finish())
+        .map_err(serde_json::Error::io)
+}
+
+fn unpack(packed: &[u8]) -> std::io::Result<String> {
+    let mut log = String::new();
+    GzDecoder::new(packed).read_to_string(&mut log)?;
+    Ok(log)
 }

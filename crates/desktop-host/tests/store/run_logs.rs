@@ -27,9 +27,14 @@ fn a_run_log_survives_a_restart_and_belongs_to_its_conversation() {
     let stored = test_store.store.stored_runs(&kettle.id).unwrap();
     assert_eq!(stored.len(), 1);
     assert_eq!(
-        (stored[0].log_id, stored[0].messages_before, stored[0].bytes),
+        (
+            stored[0].log_id,
+            stored[0].messages_before,
+            stored[0].raw_bytes
+        ),
         (log_id, 2, 17)
     );
+    assert!(stored[0].bytes > 0);
     assert_eq!(
         test_store.store.run_log(&kettle.id, log_id).unwrap(),
         Some(("{\"at\":1}\n{\"at\":2}".to_owned(), 2))
@@ -38,42 +43,62 @@ fn a_run_log_survives_a_restart_and_belongs_to_its_conversation() {
     assert!(test_store.store.stored_runs(&other.id).unwrap().is_empty());
 }
 
+/// `length` letters that do not compress much (a fixed pseudo-random sequence).
+fn noise(length: usize, seed: u64) -> String {
+    let mut state = seed;
+    (0..length)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'a' + u8::try_from((state >> 33) % 26).unwrap())
+        })
+        .collect()
+}
+
+fn kept(test_store: &TestStore, id: &desktop_host::store::ConversationId) -> Vec<(i64, i64)> {
+    test_store
+        .store
+        .stored_runs(id)
+        .unwrap()
+        .iter()
+        .map(|run| (run.log_id, run.bytes))
+        .collect()
+}
+
 #[test]
 fn past_the_cap_the_oldest_logs_go_and_the_newest_always_stays() {
     let test_store = TestStore::new();
     let conversation = test_store.store.create_conversation(None).unwrap();
-    let quarter = "x".repeat(usize::try_from(RUN_LOG_CAP_BYTES / 4).unwrap());
-    let ids: Vec<i64> = (0..5)
-        .map(|_| {
+    let third = usize::try_from(RUN_LOG_CAP_BYTES / 3).unwrap();
+    let ids: Vec<i64> = (0..6)
+        .map(|seed| {
             test_store
                 .store
-                .append_run_log(&conversation.id, &run(&quarter))
+                .append_run_log(&conversation.id, &run(&noise(third, seed)))
                 .unwrap()
         })
         .collect();
 
-    let kept: Vec<i64> = test_store
-        .store
-        .stored_runs(&conversation.id)
-        .unwrap()
-        .iter()
-        .map(|run| run.log_id)
-        .collect();
-    assert_eq!(kept, ids[1..], "four quarters fit; the first run made room");
+    let stored = kept(&test_store, &conversation.id);
+    let kept_ids: Vec<i64> = stored.iter().map(|(id, _)| *id).collect();
+    assert!(stored.iter().map(|(_, bytes)| bytes).sum::<i64>() <= RUN_LOG_CAP_BYTES);
+    assert!(!kept_ids.contains(&ids[0]), "the oldest run made room");
+    assert_eq!(
+        kept_ids,
+        ids[ids.len() - kept_ids.len()..],
+        "the newest ones stay"
+    );
 
-    let huge = "y".repeat(usize::try_from(RUN_LOG_CAP_BYTES + 10).unwrap());
+    let huge = noise(usize::try_from(RUN_LOG_CAP_BYTES * 2).unwrap(), 99);
     let newest = test_store
         .store
         .append_run_log(&conversation.id, &run(&huge))
         .unwrap();
-    let kept: Vec<i64> = test_store
-        .store
-        .stored_runs(&conversation.id)
-        .unwrap()
-        .iter()
-        .map(|run| run.log_id)
-        .collect();
-    assert_eq!(kept, [newest], "a run larger than the cap is kept alone");
+    let stored = kept(&test_store, &conversation.id);
+    assert_eq!(stored.len(), 1, "a run larger than the cap is kept alone");
+    assert_eq!(stored[0].0, newest);
+    assert!(stored[0].1 > RUN_LOG_CAP_BYTES);
 }
 
 #[test]

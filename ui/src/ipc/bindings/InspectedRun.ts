@@ -14,9 +14,13 @@ logId?: number,
  */
 startedAt: number, 
 /**
- * Its log's size in bytes (0 for the run in progress).
+ * Its log's size as stored (compressed), in bytes (0 for the run in progress).
  */
 bytes: number, 
+/**
+ * Its log's size as JSON lines, in bytes (0 for the run in progress).
+ */
+rawBytes: number, 
 /**
  * The inspector's reading of it.
  */
