@@ -18,6 +18,9 @@
 //! - [`conversations::Conversations`] is what the app holds: the conversation store plus one session per open
 //!   conversation (saved as it streams, reloaded after a restart), list, search, rename, delete/undo, export.
 //! - [`wire`] documents the envelope JSON (protocol version, bump rule) and replays it ([`wire::WireReplay`]).
+//! - [`connection`] sets every provider request up from the connection settings (timeouts, retries, proxy);
+//!   [`model_list`] fetches, caches and describes the provider's models; [`connection_test`] is "Test
+//!   connection".
 //!
 //! # Example
 //!
@@ -81,6 +84,8 @@
 
 pub mod allowed_folder;
 pub mod approval;
+pub mod connection;
+pub mod connection_test;
 pub mod conversations;
 pub mod desktop_paths;
 pub mod desktop_tools;
@@ -91,6 +96,7 @@ pub mod inspector;
 pub mod language;
 pub mod listing;
 pub mod mcp;
+pub mod model_list;
 pub mod model_registry;
 pub mod scripted_model;
 pub mod secrets;

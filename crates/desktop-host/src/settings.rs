@@ -1,9 +1,11 @@
 //! Provider settings: the settings file, the presets, API keys, the one resolution the app and `pi-chat`
 //! share ([`resolve_settings`]) and the service over one config folder ([`SettingsService`]); beside them the
-//! approval settings ([`ApprovalSettings`]).
+//! connection settings ([`ConnectionSettings`]: timeouts, retries, proxy) and the approval settings
+//! ([`ApprovalSettings`]).
 
 mod api_key;
 mod approval_settings;
+mod connection_settings;
 mod file;
 mod presets;
 mod resolve;
@@ -11,6 +13,11 @@ mod service;
 
 pub use api_key::{ApiKey, ApiKeyOrigin, ApiKeySource, NoKeySource};
 pub use approval_settings::ApprovalSettings;
+pub use connection_settings::{
+    ConnectionOptions, ConnectionSettings, DEFAULT_HEAD_TIMEOUT_SECONDS,
+    DEFAULT_IDLE_TIMEOUT_SECONDS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_SECONDS,
+    ProxySetting,
+};
 pub use file::{
     APP_FOLDER_NAME, SETTINGS_FILE_NAME, SettingsFile, SettingsFileError, default_config_dir,
     load_settings, save_settings,

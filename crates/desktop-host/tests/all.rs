@@ -12,6 +12,8 @@ mod support;
 mod suite {
     /// Tool approval beyond one session: conversation grants kept in the database, revoked; built-in tools asking.
     mod approval;
+    /// The connection on the host's road to a model: idle timeout, retries, Stop in the wait, proxies.
+    mod connection;
     /// The conversations service: sessions per conversation on a real SQLite file, switching, restart, fallback.
     mod conversations;
     /// The desktop tools as plain functions: listing, reading, refusals and safe messages.

@@ -1,5 +1,5 @@
-//! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model, and
-//! whether the built-in tools ask before they run.
+//! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model, the
+//! connection's timeouts, retries and proxy, and whether the built-in tools ask before they run.
 //!
 //! Contract: unknown keys survive a load/save round trip (the app may store more than this crate knows); a
 //! missing file is the empty settings; saving writes a temporary file and renames it, so a crash never leaves a
@@ -39,6 +39,21 @@ pub struct SettingsFile {
     /// The thinking level (default `off`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level: Option<ModelThinkingLevel>,
+    /// Seconds a stream may stay silent before it ends as an error (default 120, see `ConnectionSettings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_seconds: Option<u32>,
+    /// Seconds a request may wait for the response head (default 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_timeout_seconds: Option<u32>,
+    /// Retries of a request that failed before any answer arrived (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<u32>,
+    /// The longest server-requested retry wait honoured, in seconds (default 60; 0 = any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retry_delay_seconds: Option<u32>,
+    /// The proxy (default the system's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<crate::settings::ProxySetting>,
     /// The system prompt (default: the desktop assistant prompt in the user's language).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,

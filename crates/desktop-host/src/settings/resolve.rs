@@ -114,6 +114,8 @@ pub struct ResolvedSettings {
     pub model: String,
     /// The thinking level.
     pub thinking_level: ModelThinkingLevel,
+    /// Timeouts, retries and proxy of the provider's requests (the file's connection settings).
+    pub connection: crate::settings::ConnectionOptions,
     /// The system prompt.
     pub system_prompt: String,
     /// The language of host-written texts.
@@ -270,6 +272,7 @@ pub fn resolve_settings(inputs: &ResolveInputs<'_>) -> Result<ResolvedSettings, 
             .to_owned()
     });
     let resolved = ResolvedSettings {
+        connection: crate::settings::ConnectionSettings::from_file(file).options(),
         preset,
         provider,
         api,
