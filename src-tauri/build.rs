@@ -46,6 +46,11 @@ fn main() {
         "revoke_conversation_grant",
         "approval_settings",
         "save_approval_settings",
+        "connection_settings",
+        "save_connection_settings",
+        "list_models",
+        "describe_model",
+        "test_connection",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

@@ -1,11 +1,13 @@
 //! IPC commands, one file per resource (the app, the active conversation, runs, the sidebar, settings, the
-//! approval grants, the loop inspector, the window's stream). Each is a thin wrapper; `lib.rs` registers them all.
+//! approval grants, the loop inspector, the connection and the models, the window's stream). Each is a thin
+//! wrapper; `lib.rs` registers them all.
 
 pub(crate) mod active_conversation;
 pub(crate) mod app;
 pub(crate) mod approval_grants;
 pub(crate) mod inspector;
 pub(crate) mod mcp;
+pub(crate) mod models;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod sidebar;

@@ -96,6 +96,11 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::approval_grants::revoke_conversation_grant,
         commands::approval_grants::approval_settings,
         commands::approval_grants::save_approval_settings,
+        commands::models::connection_settings,
+        commands::models::save_connection_settings,
+        commands::models::list_models,
+        commands::models::describe_model,
+        commands::models::test_connection,
     ])
 }
 
@@ -145,6 +150,7 @@ pub fn run() -> Result<(), RunError> {
             app.manage(commands::mcp::McpWatchers::default());
             app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
             app.manage(conversations);
+            app.manage(desktop_host::model_list::ModelLists::new(settings.config_dir()));
             app.manage(settings);
             tracing::info!(
                 version = %app.package_info().version,

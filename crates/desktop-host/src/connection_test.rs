@@ -16,7 +16,10 @@ use crate::model_list::{
     LIST_TIMEOUT, ModelEntry, ModelLists, Problem, ProblemKind, ProviderTarget, describe_model,
     fetch_models, problem,
 };
-use crate::settings::{ApiKey, ApiKeySource, ConnectionOptions, ProviderPreset, SUPPORTED_APIS};
+use crate::settings::{
+    ApiKey, ApiKeySource, ConnectionOptions, ProviderPreset, SUPPORTED_APIS, SettingsFailure,
+    SettingsService, SettingsServiceError,
+};
 
 /// What the form holds; empty strings mean the preset's value (and, for the key, the stored or environment key).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, ts_rs::TS)]
@@ -205,6 +208,38 @@ pub async fn test_connection(
             }
         }
     }
+}
+
+/// "Test connection" for the settings form: the provider `input` names (its key, else the stored or
+/// environment one), reached with the stored connection settings; a list that arrives goes into `lists`.
+/// `Err` when the form or the stored settings cannot be used (the message says what to fill in).
+pub async fn test_form(
+    service: &SettingsService,
+    lists: &ModelLists,
+    env: &HashMap<String, String>,
+    input: &ConnectionTestInput,
+) -> Result<ConnectionReport, SettingsServiceError> {
+    // The stored key and the connection settings come from the keychain and the settings file: off the async
+    // workers.
+    let (target, connection) = {
+        let service = service.clone();
+        let env = env.clone();
+        let input = input.clone();
+        tokio::task::spawn_blocking(move || {
+            let target =
+                target_from_input(&input, &env, &service).map_err(|message| SettingsServiceError {
+                    kind: SettingsFailure::Invalid,
+                    message,
+                })?;
+            Ok::<_, SettingsServiceError>((target, service.connection_settings()?.options()))
+        })
+        .await
+        .map_err(|error| SettingsServiceError {
+            kind: SettingsFailure::Settings,
+            message: format!("Reading the settings stopped unexpectedly ({error}). Try again."),
+        })??
+    };
+    Ok(test_connection(&target, &connection, lists, &CancellationToken::new()).await)
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

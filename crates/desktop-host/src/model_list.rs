@@ -34,7 +34,10 @@ pub use known_models::{
 pub use parse::{ListShape, ListedModel};
 pub use problem::{ListFailure, Problem, ProblemKind};
 
-use crate::settings::{ApiKey, ConnectionOptions, ProviderPreset, ResolvedSettings};
+use crate::settings::{
+    ApiKey, ConnectionOptions, ProviderPreset, ResolvedSettings, SettingsFailure, SettingsService,
+    SettingsServiceError,
+};
 
 /// The cache file in the config folder.
 pub const MODEL_LISTS_FILE_NAME: &str = "model-lists.json";
@@ -483,6 +486,42 @@ impl ModelLists {
                 }
             }
         }
+    }
+
+    /// The picker's list for the stored settings resolved with `env` (see [`ModelLists::list`]); the scripted
+    /// model has none. `Err` when the settings name no usable provider.
+    pub async fn list_for_settings(
+        &self,
+        service: &SettingsService,
+        env: &HashMap<String, String>,
+        refresh: bool,
+    ) -> Result<ModelListView, SettingsServiceError> {
+        // Resolving reads the settings file and may ask the keychain: off the async workers.
+        let settings = {
+            let service = service.clone();
+            let env = env.clone();
+            tokio::task::spawn_blocking(move || service.resolve(&env, None))
+                .await
+                .map_err(|error| SettingsServiceError {
+                    kind: SettingsFailure::Settings,
+                    message: format!("Reading the settings stopped unexpectedly ({error}). Try again."),
+                })??
+        };
+        if settings.api == "scripted" {
+            return Ok(ModelListView {
+                models: Vec::new(),
+                origin: ListOrigin::None,
+                fetched_at_ms: None,
+                problem: Some(Problem {
+                    kind: ProblemKind::NoModelList,
+                    message: "The scripted model is offline and has no list.".to_owned(),
+                }),
+            });
+        }
+        let target = ProviderTarget::from_settings(&settings);
+        Ok(self
+            .list(&target, &settings.connection, refresh, &CancellationToken::new())
+            .await)
     }
 
     /// Keeps `models` as `target`'s list (the connection test does, after it listed them).
