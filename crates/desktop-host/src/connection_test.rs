@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use pi_ai::CancellationToken;
-use pi_ai::providers::{ProxyChoice, Route, redact_credentials};
+use pi_ai::providers::{ProxyChoice, redact_credentials};
 use serde::{Deserialize, Serialize};
 
 use crate::connection::http_client;
@@ -41,9 +41,9 @@ pub struct ConnectionTestInput {
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum ConnectionRoute {
-    /// Straight to the server (a loopback server, or no proxy chosen).
+    /// Straight to the server (a loopback server, no proxy chosen, or none that applies to this host).
     Direct,
-    /// Through the system's proxy settings, if they name one for this host.
+    /// Through the proxy the system settings name for this host.
     SystemProxy,
     /// Through the proxy of the settings.
     ManualProxy,
@@ -65,6 +65,10 @@ pub struct ConnectionReport {
     pub url: String,
     /// Which way the request went.
     pub route: ConnectionRoute,
+    /// The proxy it went through (credentials removed), when it went through one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub proxy: Option<String>,
     /// How long it took.
     pub elapsed_ms: u64,
     /// The models, in the server's order (empty without a list).
@@ -156,15 +160,17 @@ pub async fn test_connection(
                 }),
                 url: redact_credentials(&first_url),
                 route: ConnectionRoute::Direct,
+                proxy: None,
                 elapsed_ms: elapsed_ms(started),
                 models: Vec::new(),
             };
         }
     };
-    let route = match (client.route(&first_url), client.proxy()) {
-        (Route::Direct, _) | (Route::Proxied, ProxyChoice::Direct) => ConnectionRoute::Direct,
-        (Route::Proxied, ProxyChoice::System) => ConnectionRoute::SystemProxy,
-        (Route::Proxied, ProxyChoice::Manual(_)) => ConnectionRoute::ManualProxy,
+    let proxy = client.proxy_for(&first_url);
+    let route = match (&proxy, client.proxy()) {
+        (None, _) | (Some(_), ProxyChoice::Direct) => ConnectionRoute::Direct,
+        (Some(_), ProxyChoice::System) => ConnectionRoute::SystemProxy,
+        (Some(_), ProxyChoice::Manual(_)) => ConnectionRoute::ManualProxy,
     };
     let timeout = connection.head_timeout.min(LIST_TIMEOUT);
     let outcome = fetch_models(&client, target, timeout, cancel).await;
@@ -184,6 +190,7 @@ pub async fn test_connection(
                 problem: None,
                 url,
                 route,
+                proxy,
                 elapsed_ms: elapsed,
                 models,
             }
@@ -203,6 +210,7 @@ pub async fn test_connection(
                 problem: Some(described),
                 url: redact_credentials(failure.url()),
                 route,
+                proxy,
                 elapsed_ms: elapsed,
                 models: Vec::new(),
             }
@@ -226,11 +234,12 @@ pub async fn test_form(
         let env = env.clone();
         let input = input.clone();
         tokio::task::spawn_blocking(move || {
-            let target =
-                target_from_input(&input, &env, &service).map_err(|message| SettingsServiceError {
+            let target = target_from_input(&input, &env, &service).map_err(|message| {
+                SettingsServiceError {
                     kind: SettingsFailure::Invalid,
                     message,
-                })?;
+                }
+            })?;
             Ok::<_, SettingsServiceError>((target, service.connection_settings()?.options()))
         })
         .await

@@ -72,6 +72,7 @@ async fn a_reachable_server_lists_its_models_and_the_picker_gets_them_from_the_c
     assert!(report.ok, "{report:?}");
     assert_eq!(report.problem, None);
     assert_eq!(report.route, ConnectionRoute::Direct);
+    assert_eq!(report.proxy, None);
     assert_eq!(report.url, format!("{}/v1/models", server.origin()));
     assert_eq!(report.models.len(), 1);
     let view = lists
@@ -247,6 +248,7 @@ async fn a_remote_name_goes_through_the_manual_proxy_and_a_dead_proxy_is_named()
     let report = report_for(&target, ProxyChoice::Manual(proxy.socks5h_url())).await;
     assert!(report.ok, "{report:?}");
     assert_eq!(report.route, ConnectionRoute::ManualProxy);
+    assert_eq!(report.proxy, Some(proxy.socks5h_url()));
     assert_eq!(
         proxy.proxied()[0].target,
         format!("api.example.test:{port}")

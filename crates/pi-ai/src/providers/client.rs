@@ -143,6 +143,25 @@ impl HttpClient {
         }
     }
 
+    /// The proxy a request to `url` goes through (credentials removed), or `None` when it goes direct: never for
+    /// loopback or [`ProxyChoice::Direct`], the manual one, or the one the system settings name for this URL
+    /// (reqwest's own matcher: the proxy variables, `NO_PROXY`, the OS settings).
+    pub fn proxy_for(&self, url: &str) -> Option<String> {
+        if self.route(url) == Route::Direct {
+            return None;
+        }
+        match &self.proxy {
+            ProxyChoice::Direct => None,
+            ProxyChoice::Manual(proxy) => Some(redact_credentials(proxy)),
+            ProxyChoice::System => {
+                let uri: http::Uri = url.parse().ok()?;
+                let intercept =
+                    hyper_util::client::proxy::matcher::Matcher::from_system().intercept(&uri)?;
+                Some(redact_credentials(&intercept.uri().to_string()))
+            }
+        }
+    }
+
     /// The reqwest client for a request to `url`.
     pub(crate) fn for_url(&self, url: &str) -> &reqwest::Client {
         match self.route(url) {
@@ -169,7 +188,7 @@ impl HttpClient {
                 redact_credentials(url)
             )));
         }
-        let proxied = self.route(url) == Route::Proxied && self.proxy != ProxyChoice::Direct;
+        let proxied = self.proxy_for(url).is_some();
         let mut request = self.for_url(url).get(parsed);
         for (name, value) in headers {
             request = request.header(name.as_str(), value.as_str());
@@ -451,6 +470,17 @@ mod tests {
         })
         .unwrap();
         assert_eq!(direct.route("https://api.openai.com/v1"), Route::Direct);
+        assert_eq!(direct.proxy_for("https://api.openai.com/v1"), None);
+        let manual = HttpClient::new(&HttpClientOptions {
+            proxy: ProxyChoice::Manual("http://me:pw@127.0.0.1:3128".into()),
+            ..HttpClientOptions::default()
+        })
+        .unwrap();
+        assert_eq!(
+            manual.proxy_for("https://api.openai.com/v1").as_deref(),
+            Some("http://***@127.0.0.1:3128")
+        );
+        assert_eq!(manual.proxy_for("http://localhost:11434/v1"), None);
     }
 
     #[test]

@@ -25,6 +25,10 @@ url: string,
  */
 route: ConnectionRoute, 
 /**
+ * The proxy it went through (credentials removed), when it went through one.
+ */
+proxy?: string, 
+/**
  * How long it took.
  */
 elapsedMs: number, 
