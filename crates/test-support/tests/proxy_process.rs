@@ -320,3 +320,28 @@ async fn a_proxy_that_is_not_there_is_named_as_the_failure() {
         "{error:?}"
     );
 }
+
+#[tokio::test]
+async fn a_chat_through_a_proxy_that_is_not_there_says_so() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let mut options = SimpleStreamOptions::default();
+    options.base.api_key = Some("sk-loopback".into());
+    let message = OpenAiCompletions::new(client(ProxyChoice::Manual(dead.clone())))
+        .stream_simple(
+            model("http://models.example.test:9/v1".into()),
+            Context::default(),
+            options,
+        )
+        .finish()
+        .await
+        .unwrap();
+    assert_eq!(message.stop_reason, StopReason::Error);
+    let error = message.error_message.unwrap_or_default();
+    assert!(
+        error.contains(&format!("through the proxy {dead}")),
+        "{error}"
+    );
+    assert!(!error.contains("sk-loopback"), "{error}");
+}

@@ -79,8 +79,13 @@ pub(crate) fn http_status(label: &str, status: u16, body: &str) -> String {
     }
 }
 
-/// A failure to obtain a response.
-pub(crate) fn send_failure(label: &str, url: &str, failure: &SendFailure) -> String {
+/// A failure to obtain a response; `proxy` is the proxy the request went through (credentials removed), if any.
+pub(crate) fn send_failure(
+    label: &str,
+    url: &str,
+    proxy: Option<&str>,
+    failure: &SendFailure,
+) -> String {
     match failure {
         SendFailure::Aborted => "Request was aborted".into(),
         SendFailure::Status { status, body } => http_status(label, *status, body),
@@ -99,11 +104,15 @@ pub(crate) fn send_failure(label: &str, url: &str, failure: &SendFailure) -> Str
             "{label} did not answer within {:.1} s (request timeout). Check the server address or raise the timeout.",
             limit.as_secs_f64()
         ),
-        SendFailure::Transport(detail) => {
-            format!(
+        SendFailure::Transport(detail) => match proxy {
+            Some(proxy) => format!(
+                "Could not reach {label} at {url} through the proxy {proxy}: {detail}. Check the proxy setting \
+                 (Settings → Connection, or HTTPS_PROXY / ALL_PROXY) and the server address."
+            ),
+            None => format!(
                 "Could not reach {label} at {url}: {detail}. Check the server address and your connection."
-            )
-        }
+            ),
+        },
         SendFailure::InvalidHeader(detail) => format!("Invalid request header: {detail}"),
     }
 }
@@ -161,6 +170,23 @@ mod tests {
                 .contains("<html>bad gateway</html>")
         );
         assert!(http_status("X", 500, "").contains("no details given"));
+    }
+
+    #[test]
+    fn a_failure_through_a_proxy_names_the_proxy() {
+        let failure = SendFailure::Transport("connection refused".into());
+        let direct = send_failure("Ollama", "http://h/v1/chat/completions", None, &failure);
+        assert!(!direct.contains("proxy"), "{direct}");
+        let proxied = send_failure(
+            "OpenAI",
+            "https://api.openai.com/v1/responses",
+            Some("http://***@proxy.corp:3128"),
+            &failure,
+        );
+        assert!(
+            proxied.contains("through the proxy http://***@proxy.corp:3128"),
+            "{proxied}"
+        );
     }
 
     #[test]

@@ -335,7 +335,9 @@ async fn open(
             Some(ResponseEvents { events, label })
         }
         Err(failure) => {
-            let text = error_message::send_failure(&label, &request.url, &failure);
+            let proxy = client.proxy_for(&request.url);
+            let text =
+                error_message::send_failure(&label, &request.url, proxy.as_deref(), &failure);
             output.fail(options.is_cancelled(), text);
             None
         }
