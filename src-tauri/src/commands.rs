@@ -8,6 +8,7 @@ pub(crate) mod approval_grants;
 pub(crate) mod inspector;
 pub(crate) mod mcp;
 pub(crate) mod models;
+pub(crate) mod queue_settings;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod sidebar;

@@ -511,6 +511,162 @@ fn a_window_the_capabilities_do_not_name_cannot_list_conversations() {
     assert!(error.to_string().contains("not allowed"), "{error}");
 }
 
+/// Invokes `cmd` with JSON `args` as the window does (the capabilities decide).
+fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_owned(),
+    };
+    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn a_queued_message_is_in_the_snapshot_until_cancelled_and_a_queued_one_sent_now_is_a_run_of_its_own()
+ {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    let (_, captured) = subscribe(&test_app.app);
+
+    let steer = call(
+        &main_window,
+        "steer",
+        json!({"text": "look in Documents too"}),
+    )
+    .unwrap();
+    assert_eq!(
+        steer,
+        json!({"id": 1, "kind": "steer", "text": "look in Documents too", "status": "waiting"})
+    );
+    captured.wait_for(|envelope| envelope["notice"]["type"] == "message_queued");
+    // A reloaded window gets it back with the snapshot.
+    let (snapshot, captured) = subscribe(&test_app.app);
+    assert_eq!(snapshot["runs"], json!([]));
+    assert_eq!(snapshot["queues"][0]["messages"], json!([steer]));
+    let conversation_id = snapshot["queues"][0]["conversationId"].clone();
+
+    call(
+        &main_window,
+        "cancel_queued",
+        json!({"conversationId": conversation_id, "id": 1}),
+    )
+    .unwrap();
+    captured.wait_for(|envelope| {
+        envelope["notice"] == json!({"type": "queued_message_cancelled", "id": 1})
+    });
+    assert_eq!(
+        call(
+            &main_window,
+            "cancel_queued",
+            json!({"conversationId": conversation_id, "id": 1})
+        ),
+        Err(json!({"kind": "invalid",
+                   "message": "This message is no longer queued: it was delivered, cancelled or sent already."}))
+    );
+
+    let follow_up = call(
+        &main_window,
+        "follow_up",
+        json!({"text": "hello from the queue"}),
+    )
+    .unwrap();
+    let started = call(
+        &main_window,
+        "send_queued",
+        json!({"conversationId": conversation_id, "id": follow_up["id"]}),
+    )
+    .unwrap();
+    assert_eq!(started["type"], json!("started"), "{started}");
+    assert_eq!(started["conversationId"], conversation_id);
+    let envelopes = captured.wait_for_idle(&started);
+    let consumed = envelopes
+        .iter()
+        .position(|envelope| envelope["notice"]["type"] == "queued_message_consumed")
+        .unwrap();
+    let run_start = envelopes
+        .iter()
+        .position(|envelope| envelope["event"]["type"] == "agent_start")
+        .unwrap();
+    assert!(
+        consumed < run_start,
+        "the chip goes before the run shows it"
+    );
+    let answer: String = envelopes
+        .iter()
+        .filter_map(|envelope| envelope["event"]["assistantMessageEvent"]["delta"].as_str())
+        .collect();
+    assert!(answer.contains("hello from the queue"), "{answer:?}");
+    let (snapshot, _) = subscribe(&test_app.app);
+    assert_eq!(
+        snapshot,
+        json!({"runs": []}),
+        "nothing queued, nothing running"
+    );
+
+    let blank = call(&main_window, "steer", json!({"text": "  "})).unwrap_err();
+    assert_eq!(blank["kind"], json!("invalid"));
+}
+
+#[test]
+fn the_main_window_may_read_and_save_the_queue_modes_which_the_settings_file_keeps() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    assert_eq!(
+        invoke(&main_window, "queue_settings").unwrap(),
+        json!({"steeringMode": "one_at_a_time", "followUpMode": "one_at_a_time"})
+    );
+
+    let saved = call(
+        &main_window,
+        "save_queue_settings",
+        json!({"settings": {"steeringMode": "all", "followUpMode": "one_at_a_time"}}),
+    )
+    .unwrap();
+
+    assert_eq!(
+        saved,
+        json!({"steeringMode": "all", "followUpMode": "one_at_a_time"})
+    );
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            test_app
+                ._home
+                .path()
+                .join(".config/pi-desktop/settings.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file, json!({"steeringMode": "all"}));
+}
+
+#[test]
+fn a_window_the_capabilities_do_not_name_cannot_queue_cancel_or_send_messages() {
+    let test_app = scripted_app();
+    let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())
+        .build()
+        .unwrap();
+
+    for command in [
+        "steer",
+        "follow_up",
+        "cancel_queued",
+        "send_queued",
+        "queue_settings",
+        "save_queue_settings",
+    ] {
+        let error = call(&other_window, command, json!({})).unwrap_err();
+        assert!(
+            error.to_string().contains("not allowed"),
+            "{command}: {error}"
+        );
+    }
+}
+
 #[test]
 fn the_main_window_may_list_the_mcp_servers_and_without_mcp_json_there_are_none() {
     let test_app = scripted_app();

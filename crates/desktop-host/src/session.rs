@@ -14,6 +14,10 @@
 //!   `idle`, not on `agent_end`). [`RunHandle::finished`] resolves then. [`DesktopSession::prompt`] is both
 //!   steps in one call.
 //! - `abort`, `steer`, `follow_up` and `get_state` work from any task at any time.
+//! - Steering and follow-up messages wait in the session's queue (`session_queue`, with the reason it is the
+//!   host's and not pi-agent's), each with an id, until the loop injects them, the user cancels them, or a run ends
+//!   first: then they are held for the user ([`DesktopSession::send_queued`] or [`DesktopSession::cancel_queued`]),
+//!   never delivered by themselves. Every change is a host notice on the session's stream.
 //! - Approval: MCP calls (and desktop tool calls while `askBeforeBuiltInTools` is on) ask first; "allow in this
 //!   conversation" grants are kept where the recorder saves the conversation, so reopening it keeps them.
 //! - Persistence: an optional [`store::ConversationRecorder`](crate::store::ConversationRecorder) sees every event
@@ -31,14 +35,19 @@ use pi_agent::{
     Agent, AgentError, AgentEvent, AgentInitialState, AgentMessage, AgentOptions, HookError,
     PromptInput, StreamFn,
 };
-use pi_ai::{ModelThinkingLevel, StopReason, UserBlock, UserContent, UserMessage};
+use pi_ai::{ModelThinkingLevel, StopReason};
 use serde::Serialize;
 use tokio::sync::{OwnedMutexGuard, mpsc, oneshot};
 
+mod message_queue;
 mod prompt_images;
 mod run_handle;
 mod run_tools;
+mod session_queue;
 
+pub use message_queue::{
+    QueueError, QueueKind, QueueMode, QueuedMessage, QueuedMessageId, QueuedStatus,
+};
 pub use run_handle::RunHandle;
 
 /// The image block a [`SessionPrompt`] carries (pi-ai's), for callers without a pi-ai dependency.
@@ -54,6 +63,7 @@ use crate::desktop_tools::DesktopToolContext;
 use crate::diagnostics::Diagnostics;
 use crate::mcp::McpServers;
 use crate::model_registry::{ModelSetupError, model_for, models_for};
+use crate::session::session_queue::SessionQueue;
 use crate::settings::ResolvedSettings;
 use crate::store::ConversationRecorder;
 use crate::wire::{
@@ -180,6 +190,15 @@ pub struct ModelSummary {
     pub api: String,
 }
 
+/// What [`DesktopSession::send_queued`] did with the message.
+#[derive(Debug)]
+pub enum QueuedSend {
+    /// The session was idle: the message is the prompt of this run.
+    Started(RunHandle),
+    /// A run is active: the message waits as steering for its next steering poll.
+    Steering(QueuedMessage),
+}
+
 /// One conversation. Cheap to clone; clones share the Agent and the channel.
 #[derive(Clone)]
 pub struct DesktopSession {
@@ -197,6 +216,7 @@ struct SessionInner {
     forward_tx: mpsc::Sender<ForwardItem>,
     last_state: Arc<Mutex<Option<HostNotice>>>,
     diagnostics: Diagnostics,
+    queue: Arc<SessionQueue>,
 }
 
 impl DesktopSession {
@@ -228,8 +248,18 @@ impl DesktopSession {
         };
         agent_options.config.before_tool_call =
             Some(run_tools.before_tool_call(forward_tx.clone()));
+        let queue = SessionQueue::new(
+            settings.steering_mode,
+            settings.follow_up_mode,
+            forward_tx.clone(),
+        );
+        // The host applies the user's modes when it hands messages over; each poll takes all it was handed.
+        agent_options.steering_mode = pi_agent::QueueMode::All;
+        agent_options.follow_up_mode = pi_agent::QueueMode::All;
+        agent_options.config.should_stop_after_turn = Some(queue.should_stop_after_turn());
         let agent = Agent::new(agent_options);
         run_tools.bind(agent.downgrade());
+        queue.bind(agent.downgrade());
 
         // The forwarder ends by itself once the last sender (this session's, its listener's) is gone, after
         // delivering everything, so dropping the session never loses a run's last envelopes.
@@ -246,6 +276,7 @@ impl DesktopSession {
             Persistence {
                 recorder: options.recorder.clone(),
             },
+            Arc::clone(&queue),
         );
         let inner = SessionInner {
             agent,
@@ -256,6 +287,7 @@ impl DesktopSession {
             forward_tx,
             last_state,
             diagnostics,
+            queue,
         };
         Ok(DesktopSession {
             inner: Arc::new(inner),
@@ -278,15 +310,26 @@ impl DesktopSession {
         prompt: impl Into<SessionPrompt>,
     ) -> Result<RunHandle, SessionError> {
         let gate = self.take_run_gate(RunKind::Prompt)?;
+        Ok(self.start_prompt_with_gate(gate, prompt.into()).await)
+    }
+
+    async fn start_prompt_with_gate(
+        &self,
+        gate: OwnedMutexGuard<()>,
+        prompt: SessionPrompt,
+    ) -> RunHandle {
         self.inner.run_tools.servers_started().await;
         self.refresh_tools();
-        let (text, images) = prompt.into().into_parts();
+        let (text, images) = prompt.into_parts();
         let transcript = self.inner.agent.state().messages;
+        // The gate is held and no run streams, so the Agent accepts this prompt and its initial steering poll
+        // takes what is handed over.
+        self.inner.queue.hand_over_before_run(&self.inner.agent);
         let run = self
             .inner
             .agent
             .prompt(PromptInput::with_images(text, images));
-        Ok(self.launch(gate, transcript, run).await)
+        self.launch(gate, transcript, run).await
     }
 
     /// Continues from the transcript (pi's `continue()`) and returns once accepted; refused while a run is
@@ -311,9 +354,11 @@ impl DesktopSession {
             }
         });
         let transcript = self.inner.agent.state().messages;
+        self.inner.queue.hand_over_before_run(&self.inner.agent);
         let run = self.inner.agent.continue_run();
         // The Agent decides on the call whether the run starts; a refused one resolves at once with its reason.
         if !self.inner.agent.is_streaming() {
+            self.inner.queue.reclaim(&self.inner.agent);
             return Err(match run.await {
                 Err(error @ AgentError::AlreadyProcessingContinue) => SessionError::Busy(error),
                 Err(error) => SessionError::NothingToContinue(error),
@@ -437,6 +482,9 @@ impl DesktopSession {
         agent.set_system_prompt(settings.system_prompt.clone());
         agent.set_thinking_level(settings.thinking_level);
         agent.set_tools(tools);
+        self.inner
+            .queue
+            .set_modes(settings.steering_mode, settings.follow_up_mode);
         Ok(())
     }
 
@@ -445,14 +493,49 @@ impl DesktopSession {
         self.inner.agent.abort();
     }
 
-    /// Queues a user message for the next request of the active run (or the next run).
-    pub fn steer(&self, text: impl Into<String>) {
-        self.inner.agent.steer(user_message(text.into()));
+    /// Queues a steering message: delivered at the active run's next steering poll (after the current tool
+    /// batch, or when the answer ends), or at the next run's first poll. The window hears `message_queued`.
+    pub async fn steer(&self, text: impl Into<String>) -> QueuedMessage {
+        self.inner.queue.push(QueueKind::Steer, text.into()).await
     }
 
-    /// Queues a user message for when the run would otherwise end.
-    pub fn follow_up(&self, text: impl Into<String>) {
-        self.inner.agent.follow_up(user_message(text.into()));
+    /// Queues a follow-up: delivered when the run would otherwise stop (the next run's, when idle).
+    pub async fn follow_up(&self, text: impl Into<String>) -> QueuedMessage {
+        self.inner
+            .queue
+            .push(QueueKind::FollowUp, text.into())
+            .await
+    }
+
+    /// Every queued message, waiting or held, in the order queued.
+    pub fn queued_messages(&self) -> Vec<QueuedMessage> {
+        self.inner.queue.messages()
+    }
+
+    /// Cancels a queued message before the loop takes it (`queued_message_cancelled`); refused once the turn it
+    /// goes into has taken it, or when it is gone.
+    pub async fn cancel_queued(&self, id: QueuedMessageId) -> Result<(), QueueError> {
+        self.inner.queue.cancel(id).await
+    }
+
+    /// Sends a queued (typically held) message now: when the session is idle it becomes the prompt of a new run
+    /// (`queued_message_consumed`, then the run); while a run is active it waits as steering for that run.
+    pub async fn send_queued(&self, id: QueuedMessageId) -> Result<QueuedSend, QueueError> {
+        match self.take_run_gate(RunKind::Prompt) {
+            Ok(gate) => {
+                let text = self.inner.queue.take_for_prompt(id).await?;
+                let run = self
+                    .start_prompt_with_gate(gate, SessionPrompt::from(text))
+                    .await;
+                Ok(QueuedSend::Started(run))
+            }
+            Err(_busy) => self
+                .inner
+                .queue
+                .steer_again(id)
+                .await
+                .map(QueuedSend::Steering),
+        }
     }
 
     /// The current state, for the UI.
@@ -490,8 +573,10 @@ impl DesktopSession {
         &self.inner.diagnostics
     }
 
-    /// After a run: the final state notice (when it changed) and `idle`, the run's last envelope.
+    /// After a run: what is still queued is held for the user, then the final state notice (when it changed) and
+    /// `idle`, the run's last envelope.
     async fn settle(&self) {
+        self.inner.queue.hold_remaining(&self.inner.agent).await;
         let state = state_notice(&self.inner.agent);
         let forward_tx = &self.inner.forward_tx;
         if replace_if_changed(&self.inner.last_state, &state) {
@@ -499,12 +584,6 @@ impl DesktopSession {
         }
         let _ = forward_tx.send(ForwardItem::Notice(HostNotice::Idle)).await;
     }
-}
-
-fn user_message(text: String) -> AgentMessage {
-    AgentMessage::User(UserMessage::new(UserContent::Blocks(vec![
-        UserBlock::text(text),
-    ])))
 }
 
 fn state_notice(agent: &Agent) -> HostNotice {
@@ -578,15 +657,20 @@ fn subscribe_forwarder(
     forward_tx: mpsc::Sender<ForwardItem>,
     last_state: Arc<Mutex<Option<HostNotice>>>,
     persistence: Persistence,
+    queue: Arc<SessionQueue>,
 ) {
     let weak_agent = agent.downgrade();
     let _subscription = agent.subscribe(move |event: Arc<AgentEvent>, _cancel| {
         let forward_tx = forward_tx.clone();
         let last_state = Arc::clone(&last_state);
         let persistence = persistence.clone();
+        let queue = Arc::clone(&queue);
         let agent = weak_agent.upgrade();
         async move {
             let _ = forward_tx.send(ForwardItem::Event(Arc::clone(&event))).await;
+            if let AgentEvent::MessageStart { message } = event.as_ref() {
+                queue.message_started(message).await;
+            }
             for reason in persistence.save(&event).await {
                 tracing::warn!(target: "desktop_host::session", %reason, "saving the conversation failed");
                 let notice = HostNotice::Error { source: NoticeSource::Persistence, message: reason };

@@ -1,13 +1,14 @@
 //! Provider settings: the settings file, the presets, API keys, the one resolution the app and `pi-chat`
 //! share ([`resolve_settings`]) and the service over one config folder ([`SettingsService`]); beside them the
-//! connection settings ([`ConnectionSettings`]: timeouts, retries, proxy) and the approval settings
-//! ([`ApprovalSettings`]).
+//! connection settings ([`ConnectionSettings`]: timeouts, retries, proxy), the approval settings
+//! ([`ApprovalSettings`]) and the queue modes of steering and follow-ups ([`QueueSettings`]).
 
 mod api_key;
 mod approval_settings;
 mod connection_settings;
 mod file;
 mod presets;
+mod queue_settings;
 mod resolve;
 mod service;
 
@@ -23,6 +24,7 @@ pub use file::{
     load_settings, save_settings,
 };
 pub use presets::{OLLAMA_DEFAULT_BASE_URL, PresetDefaults, ProviderPreset};
+pub use queue_settings::QueueSettings;
 pub use resolve::{
     DEFAULT_SYSTEM_PROMPT_EN, DEFAULT_SYSTEM_PROMPT_ZH, LocalServerProbe, ProviderChoice,
     ResolveInputs, ResolvedSettings, SUPPORTED_APIS, SettingsError, TcpProbe, resolve_settings,

@@ -34,6 +34,11 @@
 //!   order, `errorMessage` when set), `idle` (the run's last envelope: `prompt()` returned after the
 //!   `agent_end` listeners; the UI re-enables Send on this, not on `agent_end`), `error` (`source`:
 //!   `persistence`, `settings` or `run`; `message` is safe to show).
+//! - The queue of steering and follow-up messages: `message_queued` (`message`: `id`, `kind` `steer` or
+//!   `follow_up`, `text`, `status` `waiting` or `held`), then exactly one of `queued_message_consumed` (right after
+//!   the injected user message's `message_start`, or before the run it was sent as), `queued_message_cancelled`,
+//!   or `queued_messages_held` (`ids`; a run ended first, and the message waits for the user, who sends it:
+//!   `queued_message_consumed`, steers it into a run: `message_queued` again, or discards it).
 //!
 //! A window receives the envelopes of every conversation on one stream ([`EnvelopeSink`]; see
 //! `conversations::LiveStream`), after a snapshot of the runs in progress that ends where its stream begins.

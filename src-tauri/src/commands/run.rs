@@ -1,9 +1,14 @@
 //! Commands that start, steer and stop a run. `prompt` and `continue_run` return as soon as the run is accepted
 //! (with its id) or refused; its envelopes reach the window on the Channel it subscribed with (see `stream`).
+//! `steer` and `follow_up` queue a message (the window hears `message_queued` on that stream); `cancel_queued`
+//! and `send_queued` act on one queued message by id.
 
 use desktop_host::approval::{ApprovalDecision, ApprovalError};
 use desktop_host::conversations::Conversations;
-use desktop_host::session::{ImageContent, RunHandle, SessionPrompt};
+use desktop_host::session::{
+    DesktopSession, ImageContent, QueueError, QueuedMessage, QueuedMessageId, QueuedSend,
+    RunHandle, SessionPrompt,
+};
 use desktop_host::store::ConversationId;
 use serde::{Deserialize, Serialize};
 use tauri::State;
@@ -81,15 +86,16 @@ pub(crate) async fn abort(conversations: State<'_, Conversations>) -> Result<(),
     Ok(())
 }
 
-/// Queues a message into the active run.
+/// Queues a steering message in the active conversation: delivered at its run's next steering poll (after the
+/// current tool batch, or when the answer ends).
 #[tauri::command]
 pub(crate) async fn steer(
     conversations: State<'_, Conversations>,
     text: String,
-) -> Result<(), CommandError> {
+) -> Result<QueuedMessage, CommandError> {
+    let text = queued_text(text)?;
     let active = conversations.active().await.map_err(to_command_error)?;
-    active.session.steer(text);
-    Ok(())
+    Ok(active.session.steer(text).await)
 }
 
 /// The user's answer to a tool call's approval question (`approval_requested`) in conversation
@@ -111,13 +117,86 @@ pub(crate) async fn resolve_approval(
         .map_err(|error| CommandError::new(ErrorKind::Invalid, error.to_string()))
 }
 
-/// Queues a message for when the active run would end.
+/// Queues a follow-up in the active conversation: delivered when its run would otherwise stop.
 #[tauri::command]
 pub(crate) async fn follow_up(
     conversations: State<'_, Conversations>,
     text: String,
-) -> Result<(), CommandError> {
+) -> Result<QueuedMessage, CommandError> {
+    let text = queued_text(text)?;
     let active = conversations.active().await.map_err(to_command_error)?;
-    active.session.follow_up(text);
-    Ok(())
+    Ok(active.session.follow_up(text).await)
+}
+
+/// What `send_queued` did: started a run with the message (the session was idle), or queued it as steering for
+/// the run in progress.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export)]
+pub(crate) enum QueuedSendOutcome {
+    Started(RunAccepted),
+    Steering(QueuedMessage),
+}
+
+/// Cancels (or discards) a queued message of conversation `conversation_id`; refused with `invalid` once the loop
+/// has taken it for the turn that is starting, or when it is gone.
+#[tauri::command]
+pub(crate) async fn cancel_queued(
+    conversations: State<'_, Conversations>,
+    conversation_id: ConversationId,
+    id: QueuedMessageId,
+) -> Result<(), CommandError> {
+    let session = queue_session(&conversations, &conversation_id, id)?;
+    session.cancel_queued(id).await.map_err(queue_error)
+}
+
+/// Sends a queued message of conversation `conversation_id` now: as a prompt when it is idle, else as steering.
+#[tauri::command]
+pub(crate) async fn send_queued(
+    conversations: State<'_, Conversations>,
+    conversation_id: ConversationId,
+    id: QueuedMessageId,
+) -> Result<QueuedSendOutcome, CommandError> {
+    let session = queue_session(&conversations, &conversation_id, id)?;
+    Ok(match session.send_queued(id).await.map_err(queue_error)? {
+        QueuedSend::Started(run) => {
+            QueuedSendOutcome::Started(RunAccepted::of(conversation_id, &run))
+        }
+        QueuedSend::Steering(message) => QueuedSendOutcome::Steering(message),
+    })
+}
+
+/// A queued message's text; a blank one is refused (the composer never sends one).
+fn queued_text(text: String) -> Result<String, CommandError> {
+    if text.trim().is_empty() {
+        return Err(CommandError::new(
+            ErrorKind::Invalid,
+            "The message is empty. Type what the agent should know, then press Enter.",
+        ));
+    }
+    Ok(text)
+}
+
+/// The session whose queue holds `id`: a closed conversation's queue is gone with its session.
+fn queue_session(
+    conversations: &Conversations,
+    conversation_id: &ConversationId,
+    id: QueuedMessageId,
+) -> Result<DesktopSession, CommandError> {
+    conversations
+        .open_session(conversation_id)
+        .ok_or_else(|| queue_error(QueueError::NotQueued(id)))
+}
+
+fn queue_error(error: QueueError) -> CommandError {
+    let message = match error {
+        QueueError::NotQueued(_) => {
+            "This message is no longer queued: it was delivered, cancelled or sent already."
+        }
+        QueueError::AlreadyDelivered(_) => {
+            "This message is already on its way to the model and can no longer be cancelled; it shows in the \
+             conversation as soon as its turn starts."
+        }
+    };
+    CommandError::new(ErrorKind::Invalid, message)
 }

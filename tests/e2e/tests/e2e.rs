@@ -33,5 +33,8 @@ mod mcp_approval;
 // Settings → Tools & servers against the real reference server: add, turn a tool off, remove, quit.
 mod mcp_settings;
 
+// Steering and follow-ups from the composer: delivered where the loop injects them, cancelled, kept after Stop.
+mod steering;
+
 // The first window: layout, idle state, the composer.
 mod window;

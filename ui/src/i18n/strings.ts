@@ -1,5 +1,7 @@
 // The UI's texts in English and Chinese. The language follows navigator.language unless the settings pick one.
 import type { LanguageSetting } from "../ipc/wire";
+import type { QueueKind } from "../ipc/bindings/QueueKind";
+import type { QueueMode } from "../ipc/bindings/QueueMode";
 import type { ErrorAdvice } from "../state/selectors";
 import type { RunStatus } from "../state/chat";
 import type { ToolCardState } from "../state/selectors";
@@ -16,6 +18,29 @@ const en = {
   send: "Send",
   stop: "Stop",
   stopping: "Stopping…",
+  composerPlaceholderRunning: "Steer Pi while it works… (Enter steers, Alt+Enter queues a follow-up)",
+  steer: "Steer",
+  steerTitle: "Steer (Enter): Pi reads it after the current step",
+  followUp: "Queue",
+  followUpTitle: "Queue a follow-up (Alt+Enter): sent when Pi would stop",
+  queue: {
+    label: "Queued messages",
+    kind: { steer: "Steering", follow_up: "Follow-up" } satisfies Record<QueueKind, string>,
+    waiting: { steer: "after the current step", follow_up: "when the answer ends" } satisfies Record<QueueKind, string>,
+    held: "not sent",
+    cancel: "Cancel",
+    discard: "Discard",
+    send: "Send now",
+    steer: "Steer now",
+  },
+  queueSettings: {
+    title: "Steering and follow-ups",
+    intro:
+      "While Pi works, Enter sends a steering message (Pi reads it after the current step) and Alt+Enter queues a follow-up (sent when Pi would stop).",
+    steeringMode: "Steering messages",
+    followUpMode: "Follow-ups",
+    modes: { one_at_a_time: "One at a time", all: "All at once" } satisfies Record<QueueMode, string>,
+  },
   runStatus: { idle: "Ready", running: "Working", settling: "Finishing" } satisfies Record<RunStatus, string>,
   turns: (count: number) => (count === 1 ? "1 turn" : `${count} turns`),
   tokens: (count: number) => `${count.toLocaleString("en")} tokens`,
@@ -199,6 +224,28 @@ const zh: Strings = {
   send: "发送",
   stop: "停止",
   stopping: "正在停止…",
+  composerPlaceholderRunning: "在 Pi 工作时引导它…（Enter 引导，Alt+Enter 排队后续消息）",
+  steer: "引导",
+  steerTitle: "引导（Enter）：Pi 在当前步骤后读取",
+  followUp: "排队",
+  followUpTitle: "排队后续消息（Alt+Enter）：在 Pi 本要停下时发送",
+  queue: {
+    label: "排队中的消息",
+    kind: { steer: "引导", follow_up: "后续" },
+    waiting: { steer: "当前步骤后送达", follow_up: "回答结束后送达" },
+    held: "未发送",
+    cancel: "取消",
+    discard: "丢弃",
+    send: "立即发送",
+    steer: "立即引导",
+  },
+  queueSettings: {
+    title: "引导与后续消息",
+    intro: "Pi 工作时，Enter 发送引导消息（Pi 在当前步骤后读取），Alt+Enter 排队后续消息（在 Pi 本要停下时发送）。",
+    steeringMode: "引导消息",
+    followUpMode: "后续消息",
+    modes: { one_at_a_time: "一次一条", all: "全部一起" },
+  },
   runStatus: { idle: "就绪", running: "运行中", settling: "收尾中" },
   turns: (count: number) => `${count} 轮`,
   tokens: (count: number) => `${count.toLocaleString("zh")} tokens`,

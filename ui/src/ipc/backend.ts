@@ -16,6 +16,9 @@ import type {
   SettingsInput,
   SettingsView,
 } from "./wire";
+import type { QueueSettings } from "./bindings/QueueSettings";
+import type { QueuedMessage } from "./bindings/QueuedMessage";
+import type { QueuedSendOutcome } from "./bindings/QueuedSendOutcome";
 import type { McpImportCandidates } from "./bindings/McpImportCandidates";
 import type { McpImportChoice } from "./bindings/McpImportChoice";
 import type { McpServerInput } from "./bindings/McpServerInput";
@@ -66,6 +69,40 @@ export function resolveApproval(conversationId: string, requestId: number, decis
 /** Stop: aborts the active run (a no-op when idle). */
 export function abortRun(): Promise<null> {
   return invoke<null>("abort");
+}
+
+// The queue of steering and follow-up messages travels with the wrappers that act on it.
+export type { QueueKind } from "./bindings/QueueKind";
+export type { QueueMode } from "./bindings/QueueMode";
+export type { QueueSettings };
+export type { QueuedMessage };
+export type { QueuedSendOutcome };
+
+/**
+ * Queues a message in the active conversation: `steer` (delivered after the current tool batch, or when the answer
+ * ends) or `follow_up` (delivered when the agent would otherwise stop). Its chip comes as `message_queued`.
+ */
+export function queueMessage(kind: "steer" | "follow_up", text: string): Promise<QueuedMessage> {
+  return invoke<QueuedMessage>(kind, { text });
+}
+
+/** Cancels (or discards) queued message `id` of a conversation; refused once its turn has taken it. */
+export function cancelQueued(conversationId: string, id: number): Promise<null> {
+  return invoke<null>("cancel_queued", { conversationId, id });
+}
+
+/** Sends queued message `id` now: a run of its own between runs, else steering for the run in progress. */
+export function sendQueued(conversationId: string, id: number): Promise<QueuedSendOutcome> {
+  return invoke<QueuedSendOutcome>("send_queued", { conversationId, id });
+}
+
+/** How many steering messages, and how many follow-ups, one poll of the loop delivers. */
+export function queueSettings(): Promise<QueueSettings> {
+  return invoke<QueueSettings>("queue_settings");
+}
+
+export function saveQueueSettings(settings: QueueSettings): Promise<QueueSettings> {
+  return invoke<QueueSettings>("save_queue_settings", { settings });
 }
 
 /** The MCP servers of mcp.json and where each stands (for the settings). */

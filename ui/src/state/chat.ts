@@ -17,6 +17,7 @@ import type {
 } from "../ipc/wire";
 import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
+import { applyQueueNotice, withAnswering, type QueuedChip } from "./queue";
 
 /** The book's run states: `running` from agent_start to agent_end, `settling` until the host's idle notice. */
 export type RunStatus = "idle" | "running" | "settling";
@@ -98,6 +99,11 @@ export interface ChatState {
   tools: Readonly<Record<string, ToolRun>>;
   /** Approval questions by tool call id. */
   approvals: Readonly<Record<string, ApprovalView>>;
+  /**
+   * Steering and follow-up messages the host queued and the loop has not consumed, in the order queued. A
+   * consumed one shows in the transcript where its user message_start put it.
+   */
+  queue: readonly QueuedChip[];
   /** Turns of the current (or last) run. */
   turnCount: number;
   /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
@@ -125,6 +131,14 @@ export type ChatAction =
   | { type: "approval_answered"; toolCallId: string }
   /** resolve_approval was refused: the question (if it still waits) can be answered again. */
   | { type: "approval_answer_failed"; toolCallId: string; error: CommandError }
+  /** Cancel, discard or steer was pressed on queued message `id`: the command is on its way. */
+  | { type: "queued_answer_requested"; id: number }
+  /** Send now was pressed on queued message `id` between runs: like Send, this window asks for a run. */
+  | { type: "queued_send_requested"; id: number }
+  /** Send now found a run in progress: the message waits as steering in it, and this window asks for no run. */
+  | { type: "queued_send_steered" }
+  /** `command` about queued message `id` was refused; a refused send_queued asks for no run any more. */
+  | { type: "queued_answer_failed"; id: number; command: string; error: CommandError }
   /** A command rejected with `{kind, message}`. */
   | { type: "command_failed"; command: string; error: CommandError }
   | { type: "banner_dismissed" };
@@ -144,6 +158,7 @@ export const initialChatState: ChatState = {
   streamingAssistantId: null,
   tools: {},
   approvals: {},
+  queue: [],
   turnCount: 0,
   tokensUsed: 0,
   banner: null,
@@ -200,6 +215,29 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
     case "stop_requested":
       return { ...state, stopRequested: true };
+    case "queued_answer_requested":
+      return { ...state, queue: withAnswering(state.queue, action.id, true) };
+    case "queued_send_requested":
+      return {
+        ...state,
+        queue: withAnswering(state.queue, action.id, true),
+        submitting: true,
+        awaitedRunId: null,
+        stopRequested: false,
+        banner: null,
+      };
+    case "queued_send_steered":
+      return { ...state, submitting: false, awaitedRunId: null };
+    case "queued_answer_failed": {
+      const sendFailed = action.command === "send_queued";
+      return {
+        ...state,
+        queue: withAnswering(state.queue, action.id, false),
+        submitting: sendFailed ? false : state.submitting,
+        awaitedRunId: sendFailed ? null : state.awaitedRunId,
+        banner: { source: "command", kind: action.error.kind, message: action.error.message },
+      };
+    }
     case "approval_answered":
       return withApprovalStatus(state, action.toolCallId, "waiting", "answering");
     case "approval_answer_failed":
@@ -294,6 +332,11 @@ function applyNotice(state: ChatState, notice: HostNotice): ChatState {
       };
     case "error":
       return { ...state, banner: { source: "notice", kind: notice.source, message: notice.message } };
+    case "message_queued":
+    case "queued_message_consumed":
+    case "queued_message_cancelled":
+    case "queued_messages_held":
+      return { ...state, queue: applyQueueNotice(state.queue, notice) };
     default:
       return ignoreUnknown(notice, state);
   }
@@ -378,7 +421,8 @@ function messageStarted(state: ChatState, message: AgentMessage): ChatState {
         );
         return { ...state, transcript };
       }
-      // A steering or follow-up message, or a prompt from elsewhere.
+      // A steering or follow-up message where the loop injected it (its chip goes with the notice that follows),
+      // a queued message sent as a prompt, or a prompt from elsewhere.
       const user: UserItem = { kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" };
       return { ...state, transcript: [...state.transcript, user], nextId: state.nextId + 1 };
     }

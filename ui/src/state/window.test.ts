@@ -522,3 +522,202 @@ describe("a conversation the host names later", () => {
     expect(again).toBe(done);
   });
 });
+
+describe("queued steering and follow-up messages", () => {
+  const listCall = { type: "toolCall" as const, id: "call_1", name: "list_folder", arguments: {} };
+  const steerMessage = { id: 1, kind: "steer" as const, text: "only PDFs", status: "waiting" as const };
+  const followUpMessage = { id: 2, kind: "follow_up" as const, text: "then sum them", status: "waiting" as const };
+  const toolResult = {
+    role: "toolResult" as const,
+    toolCallId: "call_1",
+    toolName: "list_folder",
+    content: [{ type: "text" as const, text: "a.pdf" }],
+    isError: false,
+  };
+
+  /** A run of "a" whose tool call is running when the user steers. */
+  function steeredDuringTheToolCall(): Envelope[] {
+    return tagged(
+      numbered([
+        ...runStart("List my files"),
+        event({ type: "message_start", message: assistantMessage([listCall], "toolUse") }),
+        event({ type: "message_end", message: assistantMessage([listCall], "toolUse") }),
+        event({ type: "tool_execution_start", toolCallId: "call_1", toolName: "list_folder", args: {} }),
+        notice({ type: "message_queued", message: steerMessage }),
+      ]),
+      "a",
+      1,
+    );
+  }
+
+  function afterTheBatch(): Envelope[] {
+    const steer = userMessage("only PDFs");
+    return tagged(
+      numbered(
+        [
+          event({ type: "tool_execution_end", toolCallId: "call_1", toolName: "list_folder", result: toolResult, isError: false }),
+          event({ type: "message_start", message: toolResult }),
+          event({ type: "message_end", message: toolResult }),
+          event({ type: "turn_end", message: assistantMessage([listCall], "toolUse"), toolResults: [toolResult] }),
+          event({ type: "turn_start" }),
+          event({ type: "message_start", message: steer }),
+          notice({ type: "queued_message_consumed", id: 1 }),
+          event({ type: "message_end", message: steer }),
+          event({ type: "message_start", message: assistantMessage([{ type: "text", text: "One PDF." }], "stop") }),
+          event({ type: "message_end", message: assistantMessage([{ type: "text", text: "One PDF." }], "stop") }),
+        ],
+        10,
+      ),
+      "a",
+      1,
+    );
+  }
+
+  const transcriptOf = (state: WindowState) =>
+    shownView(state).transcript.map((item) => (item.kind === "user" ? `user: ${item.text}` : `assistant: ${item.status}`));
+
+  it("shows a steering message as a chip until its message_start puts it in the transcript after the tool result", () => {
+    const running = reduce(showing("a"), [
+      prompt("a", "List my files"),
+      chat("a", { type: "run_accepted", runId: 1 }),
+      envelopes(steeredDuringTheToolCall()),
+    ]);
+    expect(shownView(running).queue).toEqual([{ ...steerMessage, answering: false }]);
+    expect(transcriptOf(running)).toEqual(["user: List my files", "assistant: done"]);
+
+    const answered = windowReducer(running, envelopes(afterTheBatch()));
+    expect(shownView(answered).queue).toEqual([]);
+    expect(transcriptOf(answered)).toEqual([
+      "user: List my files",
+      "assistant: done",
+      "user: only PDFs",
+      "assistant: done",
+    ]);
+    expect(toolCardState(shownView(answered), "call_1")).toBe("done");
+  });
+
+  it("keeps what Stop handed back after the run's idle, held, with Send enabled", () => {
+    const running = reduce(showing("a"), [
+      prompt("a", "List my files"),
+      chat("a", { type: "run_accepted", runId: 1 }),
+      envelopes(steeredDuringTheToolCall()),
+    ]);
+    const stopped = windowReducer(
+      running,
+      envelopes(
+        tagged(
+          numbered(
+            [
+              notice({ type: "message_queued", message: followUpMessage }),
+              notice({ type: "queued_messages_held", ids: [1, 2] }),
+              ...runEnd("Request was aborted"),
+            ],
+            20,
+          ),
+          "a",
+          1,
+        ),
+      ),
+    );
+    const shown = shownView(stopped);
+    expect(shown.queue.map((chip) => [chip.id, chip.kind, chip.status])).toEqual([
+      [1, "steer", "held"],
+      [2, "follow_up", "held"],
+    ]);
+    expect(canSend(shown)).toBe(true);
+  });
+
+  it("waits for the host's answer to Cancel, and a refused cancel brings the chip back with the banner", () => {
+    const running = reduce(showing("a"), [
+      prompt("a", "List my files"),
+      chat("a", { type: "run_accepted", runId: 1 }),
+      envelopes(steeredDuringTheToolCall()),
+    ]);
+    const asked = windowReducer(running, chat("a", { type: "queued_answer_requested", id: 1 }));
+    expect(shownView(asked).queue[0]?.answering).toBe(true);
+
+    const refusal = { kind: "invalid", message: "This message is already on its way to the model." };
+    const refused = windowReducer(
+      asked,
+      chat("a", { type: "queued_answer_failed", id: 1, command: "cancel_queued", error: refusal }),
+    );
+    expect(shownView(refused).queue[0]?.answering).toBe(false);
+    expect(shownView(refused).banner).toEqual({ source: "command", ...refusal });
+    expect(shownView(refused).submitting).toBe(false);
+
+    const cancelled = windowReducer(
+      asked,
+      envelopes(tagged(numbered([notice({ type: "queued_message_cancelled", id: 1 })], 10), "a", 1)),
+    );
+    expect(shownView(cancelled).queue).toEqual([]);
+  });
+
+  it("Send now between runs asks for a run like Send does, and the message shows once that run echoes it", () => {
+    const held = reduce(showing("a"), [
+      envelopes(
+        tagged(
+          numbered([
+            notice({ type: "message_queued", message: followUpMessage }),
+            notice({ type: "queued_messages_held", ids: [2] }),
+          ]),
+          "a",
+        ),
+      ),
+    ]);
+    const sending = windowReducer(held, chat("a", { type: "queued_send_requested", id: 2 }));
+    expect(canSend(shownView(sending))).toBe(false);
+    expect(runStatus(shownView(sending))).toBe("running");
+
+    const accepted = reduce(sending, [
+      envelopes(tagged(numbered([notice({ type: "queued_message_consumed", id: 2 })], 3), "a")),
+      chat("a", { type: "run_accepted", runId: 1 }),
+      envelopes(helloRun("a", 1, "then sum them").map((envelope) => ({ ...envelope, seq: envelope.seq + 3 }))),
+    ]);
+    expect(shownView(accepted).queue).toEqual([]);
+    expect(transcriptOf(accepted)).toEqual(["user: then sum them", "assistant: done"]);
+    expect(canSend(shownView(accepted))).toBe(true);
+
+    const steered = windowReducer(sending, chat("a", { type: "queued_send_steered" }));
+    expect(canSend(shownView(steered))).toBe(true);
+  });
+
+  it("a reload between runs brings the queue back with the conversation loaded after the snapshot", () => {
+    const heldMessage = { ...steerMessage, status: "held" as const };
+    const subscribed = windowReducer(initialWindowState, {
+      type: "subscribed",
+      snapshot: { runs: [], queues: [{ conversationId: "a", lastSeq: 12, messages: [heldMessage] }] },
+    });
+    expect(subscribed.views).toEqual({});
+    // A notice that comes before the conversation is loaded keeps the snapshot's queue current.
+    const noticed = windowReducer(
+      subscribed,
+      envelopes(tagged(numbered([notice({ type: "message_queued", message: followUpMessage })], 13), "a")),
+    );
+    const loaded = showing("a", noticed);
+    expect(shownView(loaded).queue.map((chip) => [chip.id, chip.status])).toEqual([
+      [1, "held"],
+      [2, "waiting"],
+    ]);
+    expect(loaded.snapshotQueues).toEqual({});
+  });
+
+  it("a reload during a run gives the run's view the queue of the snapshot", () => {
+    const run: RunSnapshot = {
+      conversationId: "a",
+      runId: 4,
+      lastSeq: 9,
+      phase: "running",
+      turnCount: 1,
+      messages: [userMessage("List my files")],
+      streaming: assistantMessage([{ type: "text", text: "Look" }], "pending"),
+      tools: [],
+    };
+    const subscribed = windowReducer(initialWindowState, {
+      type: "subscribed",
+      snapshot: { runs: [run], queues: [{ conversationId: "a", lastSeq: 9, messages: [steerMessage] }] },
+    });
+    expect(view(subscribed, "a").queue).toEqual([{ ...steerMessage, answering: false }]);
+    expect(subscribed.snapshotQueues).toEqual({});
+    expect(shownView(showing("a", subscribed)).queue).toHaveLength(1);
+  });
+});

@@ -5,6 +5,7 @@ import type { AppInfo, AppState, Envelope, LiveSnapshot } from "../ipc/wire";
 import { PROTOCOL_VERSION } from "../ipc/wire";
 import { chatReducer, initialChatState, type ChatAction, type ChatState } from "./chat";
 import { viewFromAppState, viewFromSnapshot } from "./conversation-load";
+import { applyQueueNotice, chipsOf, isQueueNotice, type QueuedChip } from "./queue";
 
 export interface WindowState {
   /** The conversation shown; null until the host named one (start-up). */
@@ -16,6 +17,11 @@ export interface WindowState {
   protocolError: string | null;
   /** Changes whenever the conversation list may have changed: titles, order. */
   listRevision: number;
+  /**
+   * Queued messages of conversations the subscription snapshot named before the window followed them (a reload
+   * between runs): the view loaded for one starts with them, and their queue notices keep them current until then.
+   */
+  snapshotQueues: Readonly<Record<string, readonly QueuedChip[]>>;
 }
 
 export type WindowAction =
@@ -45,33 +51,43 @@ export const initialWindowState: WindowState = {
   appInfo: null,
   protocolError: null,
   listRevision: 0,
+  snapshotQueues: {},
 };
 
 export function windowReducer(state: WindowState, action: WindowAction): WindowState {
   switch (action.type) {
     case "subscribed": {
       const views = { ...state.views };
+      const queues = action.snapshot.queues ?? [];
+      const queueOf = (id: string) => chipsOf(queues.find((queue) => queue.conversationId === id)?.messages ?? []);
       for (const run of action.snapshot.runs) {
         // A view that follows this run already and is as far along keeps what only the window knows.
         const followed = views[run.conversationId];
         if (followed === undefined || followed.runId !== run.runId || followed.lastSeq < run.lastSeq) {
-          views[run.conversationId] = viewFromSnapshot(run);
+          views[run.conversationId] = { ...viewFromSnapshot(run), queue: queueOf(run.conversationId) };
         }
       }
-      return { ...state, views };
+      const snapshotQueues: Record<string, readonly QueuedChip[]> = {};
+      for (const queue of queues) {
+        const followed = views[queue.conversationId];
+        if (followed === undefined) snapshotQueues[queue.conversationId] = chipsOf(queue.messages);
+        else if (followed.lastSeq < queue.lastSeq) views[queue.conversationId] = { ...followed, queue: chipsOf(queue.messages) };
+      }
+      return { ...state, views, snapshotQueues };
     }
     case "envelopes":
       return applyEnvelopes(state, action.envelopes);
     case "conversation_loaded": {
       if (action.origin === "startup" && state.shownId !== null) return state;
       const id = action.appState.conversationId ?? "";
-      const view = state.views[id] ?? viewFromAppState(action.appState);
+      const { [id]: snapshotQueue, ...snapshotQueues } = state.snapshotQueues;
+      const view = state.views[id] ?? { ...viewFromAppState(action.appState), queue: snapshotQueue ?? [] };
       const views: Record<string, ChatState> = { [id]: view };
       // Conversations that still answer stay followed; the others are loaded again when opened.
       for (const [otherId, other] of Object.entries(state.views)) {
         if (otherId !== id && isAnswering(other)) views[otherId] = other;
       }
-      return { ...state, shownId: id, views, listRevision: state.listRevision + 1 };
+      return { ...state, shownId: id, views, snapshotQueues, listRevision: state.listRevision + 1 };
     }
     case "chat": {
       const view =
@@ -113,7 +129,10 @@ function applyEnvelopes(state: WindowState, envelopes: readonly Envelope[]): Win
     const id = envelope.conversationId ?? next.shownId ?? "";
     if (next.views[id] === undefined && (next.shownId ?? "") === "") next = nameUnnamed(next, id);
     const view = next.views[id] ?? (id === (next.shownId ?? "") ? shownView(next) : undefined);
-    if (view === undefined) continue;
+    if (view === undefined) {
+      next = withSnapshotQueueNotice(next, id, envelope);
+      continue;
+    }
     const applied = chatReducer(view, { type: "envelopes", envelopes: [envelope] });
     if (applied === view) continue;
     next = { ...next, views: { ...next.views, [id]: applied } };
@@ -122,14 +141,24 @@ function applyEnvelopes(state: WindowState, envelopes: readonly Envelope[]): Win
   return runEnded ? { ...next, listRevision: next.listRevision + 1 } : next;
 }
 
+/** A queue notice of a conversation the window does not follow keeps the queue the snapshot named for it current. */
+function withSnapshotQueueNotice(state: WindowState, id: string, envelope: Envelope): WindowState {
+  const queue = state.snapshotQueues[id];
+  if (queue === undefined || envelope.kind !== "notice" || !isQueueNotice(envelope.notice)) return state;
+  return { ...state, snapshotQueues: { ...state.snapshotQueues, [id]: applyQueueNotice(queue, envelope.notice) } };
+}
+
 /** The unnamed shown conversation (id "") becomes conversation `id`, unless the window follows that one. */
 function nameUnnamed(state: WindowState, id: string): WindowState {
   if (id === "" || (state.shownId ?? "") !== "" || state.views[id] !== undefined) return state;
   const { [""]: unnamed, ...others } = state.views;
+  const { [id]: snapshotQueue, ...snapshotQueues } = state.snapshotQueues;
+  const named = { ...(unnamed ?? initialChatState), conversationId: id };
   return {
     ...state,
     shownId: id,
-    views: { ...others, [id]: { ...(unnamed ?? initialChatState), conversationId: id } },
+    views: { ...others, [id]: snapshotQueue === undefined ? named : { ...named, queue: snapshotQueue } },
+    snapshotQueues,
   };
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::language::Language;
+use crate::session::QueueMode;
 use crate::settings::presets::ProviderPreset;
 
 /// The name of the settings file inside the config folder.
@@ -63,6 +64,12 @@ pub struct SettingsFile {
     /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask_before_built_in_tools: Option<bool>,
+    /// How many steering messages one poll delivers (default one at a time, as pi).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steering_mode: Option<QueueMode>,
+    /// How many follow-ups one poll delivers (default one at a time, as pi).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_up_mode: Option<QueueMode>,
     /// Keys this crate does not know, kept as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,

@@ -19,6 +19,7 @@ use std::time::Duration;
 use pi_ai::ModelThinkingLevel;
 
 use crate::language::Language;
+use crate::session::QueueMode;
 use crate::settings::api_key::{ApiKey, ApiKeyOrigin, ApiKeySource};
 use crate::settings::file::SettingsFile;
 use crate::settings::presets::{OLLAMA_DEFAULT_BASE_URL, ProviderPreset};
@@ -128,6 +129,10 @@ pub struct ResolvedSettings {
     pub choice: ProviderChoice,
     /// Every built-in desktop tool call asks first (the file's `askBeforeBuiltInTools`, default off).
     pub ask_before_built_in_tools: bool,
+    /// How many steering messages one poll delivers (the file's `steeringMode`, default one at a time).
+    pub steering_mode: QueueMode,
+    /// How many follow-ups one poll delivers (the file's `followUpMode`, default one at a time).
+    pub follow_up_mode: QueueMode,
 }
 
 /// Why no usable provider could be resolved. Each text says what to set.
@@ -285,6 +290,8 @@ pub fn resolve_settings(inputs: &ResolveInputs<'_>) -> Result<ResolvedSettings, 
         api_key_origin,
         choice,
         ask_before_built_in_tools: file.ask_before_built_in_tools.unwrap_or(false),
+        steering_mode: file.steering_mode.unwrap_or_default(),
+        follow_up_mode: file.follow_up_mode.unwrap_or_default(),
     };
     tracing::info!(
         provider = %resolved.provider,

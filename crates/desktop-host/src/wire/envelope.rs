@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use ts_rs::TS;
 
 use crate::approval::{ApprovalOutcome, ApprovalRequest};
+use crate::session::{QueuedMessage, QueuedMessageId};
 use crate::store::ConversationId;
 
 /// The wire protocol version; see the bump rule in the `wire` module doc.
@@ -91,6 +92,29 @@ pub enum HostNotice {
         tool_call_id: String,
         /// How it ended.
         outcome: ApprovalOutcome,
+    },
+    /// A steering or follow-up message was queued, or changed (a held one sent again as steering): the window
+    /// shows it above the composer until one of the three notices below removes it.
+    MessageQueued {
+        /// The message as it stands now.
+        message: QueuedMessage,
+    },
+    /// A queued message left the queue for the model: the loop injected it (its user `message_start` came just
+    /// before this notice), or the user sent it as a prompt of its own (that run follows).
+    QueuedMessageConsumed {
+        /// The message.
+        id: QueuedMessageId,
+    },
+    /// The user cancelled (or discarded) a queued message; it is never sent.
+    QueuedMessageCancelled {
+        /// The message.
+        id: QueuedMessageId,
+    },
+    /// The run ended before these queued messages were delivered (Stop, or they came too late): they are held
+    /// for the user to send or discard, and never delivered by themselves.
+    QueuedMessagesHeld {
+        /// The messages, in the order they were queued.
+        ids: Vec<QueuedMessageId>,
     },
     /// A host-side failure beside the run; `message` is safe to show.
     Error {

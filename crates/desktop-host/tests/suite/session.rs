@@ -1,5 +1,8 @@
 //! The session facade: envelopes out of a real Agent, replay, busy refusal, abort, coalescing, persistence,
-//! prompts with images.
+//! prompts with images; steering and follow-ups in `steering`.
+
+/// Steering and follow-up messages through the real loop: delivery, cancelling, Stop, the queue modes.
+mod steering;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -328,7 +331,7 @@ async fn a_failing_save_becomes_a_notice_not_a_failed_run() {
 async fn follow_ups_queued_before_a_prompt_run_after_it() {
     let home = test_home();
     let (session, mut log) = start(SessionOptions::new(scripted_settings(), home.paths.clone()));
-    session.follow_up("and one more thing");
+    session.follow_up("and one more thing").await;
     session.prompt("hello").await.unwrap();
     log.wait_for_idle().await;
     let texts: Vec<String> = agent_messages(&session)

@@ -1,5 +1,5 @@
 // The chat window: the conversation sidebar (collapsible; collapsed at first in a narrow window) beside the
-// header, error banner, transcript, composer and status line, plus the settings panel.
+// header, error banner, transcript, queued messages, composer and status line, plus the settings panel.
 import { useEffect, useMemo, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -14,6 +14,7 @@ import { ApprovalContext } from "./approval-context";
 import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
 import { PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
+import { QueuedMessages } from "./QueuedMessages";
 import { StatusLine } from "./StatusLine";
 import { Transcript } from "./Transcript";
 import { useChat } from "./useChat";
@@ -154,15 +155,23 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
           </ApprovalContext.Provider>
         </RenderBacklogContext.Provider>
         <footer className="composer-area">
+          <QueuedMessages
+            queue={state.queue}
+            runActive={stopEnabled}
+            onCancel={intents.cancelQueued}
+            onSend={intents.sendQueued}
+          />
           <Composer
             canSend={canSend(state) && caughtUp}
             canStop={stopEnabled}
+            canQueue={stopEnabled}
             stopRequested={state.stopRequested}
             onSend={(text) => {
               const accepted = intents.send(text);
               if (accepted) scrollToBottom();
               return accepted;
             }}
+            onQueue={intents.queue}
             onStop={stop}
           />
           <StatusLine facts={shownFacts} modelName={settings?.model ?? ""} />

@@ -1,16 +1,25 @@
 // The one composer: Enter sends, Shift+Enter starts a new line, and Enter while an input method is composing
 // (Chinese, Japanese, …) never sends. Send and Stop share one fixed place; only the one that applies shows.
+// While a run is in progress Send stays disabled but the composer stays usable: Enter (or Steer) queues a
+// steering message and Alt+Enter (or Queue) a follow-up; the text leaves the box at once and comes back if the
+// host refuses it, so nothing typed is lost.
 import { useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 
 import { useStrings } from "../../i18n/I18n";
+import type { QueueKind } from "../../ipc/backend";
 import { SendIcon, StopIcon } from "./icons";
+import "./queue.css";
 
 interface ComposerProps {
   canSend: boolean;
   canStop: boolean;
+  /** A run is in progress: Enter steers, Alt+Enter queues a follow-up. */
+  canQueue: boolean;
   stopRequested: boolean;
   /** Returns whether the text was accepted (the composer is cleared only then). */
   onSend: (text: string) => boolean;
+  /** Resolves whether the host queued the text; when it did not, the text comes back into the composer. */
+  onQueue: (kind: QueueKind, text: string) => Promise<boolean>;
   onStop: () => void;
 }
 
@@ -18,7 +27,7 @@ interface ComposerProps {
 const IME_KEY_CODE = 229;
 const MAX_INPUT_HEIGHT_PX = 220;
 
-export function Composer({ canSend, canStop, stopRequested, onSend, onStop }: ComposerProps) {
+export function Composer({ canSend, canStop, canQueue, stopRequested, onSend, onQueue, onStop }: ComposerProps) {
   const strings = useStrings();
   const [draft, setDraft] = useState("");
   const composing = useRef(false);
@@ -37,6 +46,16 @@ export function Composer({ canSend, canStop, stopRequested, onSend, onStop }: Co
     if (onSend(draft)) setDraft("");
   };
 
+  const queue = (kind: QueueKind) => {
+    const text = draft.trim();
+    if (!canQueue || text === "") return;
+    setDraft("");
+    void onQueue(kind, text).then((queued) => {
+      // Refused: the text comes back, before anything typed since.
+      if (!queued) setDraft((current) => (current.trim() === "" ? text : `${text}\n${current}`));
+    });
+  };
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     submit();
@@ -46,9 +65,11 @@ export function Composer({ canSend, canStop, stopRequested, onSend, onStop }: Co
     if (event.key !== "Enter" || event.shiftKey) return;
     if (composing.current || event.nativeEvent.isComposing || event.keyCode === IME_KEY_CODE) return;
     event.preventDefault();
-    submit();
+    if (canQueue) queue(event.altKey ? "follow_up" : "steer");
+    else submit();
   };
 
+  const empty = draft.trim() === "";
   return (
     <form className="composer" onSubmit={onSubmit}>
       <textarea
@@ -56,7 +77,7 @@ export function Composer({ canSend, canStop, stopRequested, onSend, onStop }: Co
         className="composer-input"
         data-testid="composer-input"
         aria-label={strings.composerLabel}
-        placeholder={strings.composerPlaceholder}
+        placeholder={canQueue ? strings.composerPlaceholderRunning : strings.composerPlaceholder}
         rows={1}
         value={draft}
         onChange={(event) => setDraft(event.target.value)}
@@ -68,6 +89,28 @@ export function Composer({ canSend, canStop, stopRequested, onSend, onStop }: Co
           composing.current = false;
         }}
       />
+      <div className="composer-queue-buttons" hidden={!canQueue}>
+        <button
+          type="button"
+          className="queue-button"
+          data-testid="steer-button"
+          title={strings.steerTitle}
+          disabled={!canQueue || empty}
+          onClick={() => queue("steer")}
+        >
+          {strings.steer}
+        </button>
+        <button
+          type="button"
+          className="queue-button"
+          data-testid="follow-up-button"
+          title={strings.followUpTitle}
+          disabled={!canQueue || empty}
+          onClick={() => queue("follow_up")}
+        >
+          {strings.followUp}
+        </button>
+      </div>
       <div className="composer-button-slot">
         <button
           type="submit"

@@ -1,22 +1,28 @@
 // Wires the window's state to the backend: at load it subscribes to the window's one event stream (the runs in
 // progress, then every envelope of every conversation) and loads the active conversation; intents (send, stop,
-// retry, new conversation) call ../../ipc/backend and turn its answers into reducer actions. Components only
-// read the state. Nothing here polls: every change of a run arrives as an envelope.
+// retry, steer or queue a follow-up, cancel or send a queued message, new conversation) call ../../ipc/backend and
+// turn its answers into reducer actions. Components only read the state. Nothing here polls: every change of a
+// run, and of its queue, arrives as an envelope.
 import { useCallback, useEffect, useReducer, useRef, type Dispatch } from "react";
 
 import {
   abortRun,
+  cancelQueued,
   continueRun,
   fetchAppInfo,
   getState,
   newConversation,
+  queueMessage,
   resolveApproval,
   sendPrompt,
+  sendQueued,
   subscribe,
   toCommandError,
+  type QueueKind,
 } from "../../ipc/backend";
 import type { AppState, ApprovalDecision, Envelope, RunAccepted } from "../../ipc/wire";
 import type { ApprovalView, ChatAction } from "../../state/chat";
+import type { QueuedChip } from "../../state/queue";
 import { canSend, canStop } from "../../state/selectors";
 import {
   initialWindowState,
@@ -39,6 +45,12 @@ export interface ChatIntents {
   dismissBanner: () => void;
   /** The user answered a tool call's approval question. */
   answerApproval: (view: ApprovalView, decision: ApprovalDecision) => void;
+  /** Queues a steering message or a follow-up during a run; resolves whether the host queued it. */
+  queue: (kind: QueueKind, text: string) => Promise<boolean>;
+  /** Cancels (or discards) a queued message. */
+  cancelQueued: (chip: QueuedChip) => void;
+  /** Sends a queued message now: a run of its own between runs, steering during one. */
+  sendQueued: (chip: QueuedChip) => void;
 }
 
 export function useChat(): [WindowState, ChatIntents] {
@@ -174,6 +186,58 @@ export function useChat(): [WindowState, ChatIntents] {
     [conversationId],
   );
 
+  const queue = useCallback(
+    (kind: QueueKind, text: string): Promise<boolean> =>
+      queueMessage(kind, text).then(
+        () => true,
+        (error: unknown) => {
+          dispatch({ type: "chat", conversationId, action: commandFailed(kind, error) });
+          return false;
+        },
+      ),
+    [conversationId],
+  );
+
+  const cancelQueuedMessage = useCallback(
+    (chip: QueuedChip) => {
+      dispatch({ type: "chat", conversationId, action: { type: "queued_answer_requested", id: chip.id } });
+      cancelQueued(conversationId, chip.id).catch((error: unknown) =>
+        dispatch({
+          type: "chat",
+          conversationId,
+          action: { type: "queued_answer_failed", id: chip.id, command: "cancel_queued", error: toCommandError(error) },
+        }),
+      );
+    },
+    [conversationId],
+  );
+
+  const sendQueuedMessage = useCallback(
+    (chip: QueuedChip) => {
+      // Between runs the message becomes a prompt, so this window asks for a run, as Send does.
+      const asksForRun = sendEnabled;
+      const command = asksForRun ? "send_queued" : "steer_queued";
+      const requested: ChatAction = asksForRun
+        ? { type: "queued_send_requested", id: chip.id }
+        : { type: "queued_answer_requested", id: chip.id };
+      dispatch({ type: "chat", conversationId, action: requested });
+      sendQueued(conversationId, chip.id).then(
+        (outcome) => {
+          if (outcome.type === "started") acceptRun(dispatch, conversationId, outcome);
+          // A run began meanwhile and the message waits as steering in it: no run of this window's comes.
+          else if (asksForRun) dispatch({ type: "chat", conversationId, action: { type: "queued_send_steered" } });
+        },
+        (error: unknown) =>
+          dispatch({
+            type: "chat",
+            conversationId,
+            action: { type: "queued_answer_failed", id: chip.id, command, error: toCommandError(error) },
+          }),
+      );
+    },
+    [sendEnabled, conversationId],
+  );
+
   const dismissBanner = useCallback(
     () => dispatch({ type: "chat", conversationId, action: { type: "banner_dismissed" } }),
     [conversationId],
@@ -181,7 +245,19 @@ export function useChat(): [WindowState, ChatIntents] {
 
   return [
     state,
-    { send, stop, retry, startNewConversation, conversationOpened, reloadAfterDelete, dismissBanner, answerApproval },
+    {
+      send,
+      stop,
+      retry,
+      startNewConversation,
+      conversationOpened,
+      reloadAfterDelete,
+      dismissBanner,
+      answerApproval,
+      queue,
+      cancelQueued: cancelQueuedMessage,
+      sendQueued: sendQueuedMessage,
+    },
   ];
 }
 

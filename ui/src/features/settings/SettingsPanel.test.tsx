@@ -18,6 +18,7 @@ const ipc = vi.hoisted(() => ({
   subscribeMcpServers: vi.fn(),
   approvalSettings: vi.fn(),
   conversationGrants: vi.fn(),
+  queueSettings: vi.fn(),
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
@@ -65,6 +66,7 @@ async function renderPanel(view: SettingsView) {
   ipc.subscribeMcpServers.mockResolvedValue({ configFile: null, servers: [], problems: [] });
   ipc.approvalSettings.mockResolvedValue({ askBeforeBuiltInTools: false });
   ipc.conversationGrants.mockResolvedValue([]);
+  ipc.queueSettings.mockResolvedValue({ steeringMode: "one_at_a_time", followUpMode: "one_at_a_time" });
   await act(async () => {
     root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
   });

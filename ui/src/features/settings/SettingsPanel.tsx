@@ -18,6 +18,7 @@ import { CloseIcon } from "../chat/icons";
 import { AboutSection } from "./AboutSection";
 import { ApprovalSection } from "./ApprovalSection";
 import { McpSection } from "./McpSection";
+import { QueueSection } from "./QueueSection";
 import { applyPreset, keySection, settingsInput } from "./settings-form";
 
 interface SettingsPanelProps {
@@ -259,6 +260,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
         )}
         <McpSection />
         <ApprovalSection />
+        <QueueSection />
         <AboutSection />
       </div>
     </div>

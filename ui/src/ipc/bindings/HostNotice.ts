@@ -2,6 +2,8 @@
 import type { ApprovalOutcome } from "./ApprovalOutcome";
 import type { ApprovalRequest } from "./ApprovalRequest";
 import type { NoticeSource } from "./NoticeSource";
+import type { QueuedMessage } from "./QueuedMessage";
+import type { QueuedMessageId } from "./QueuedMessageId";
 
 /**
  * What the host tells the UI beside the agent's events.
@@ -30,7 +32,23 @@ toolCallId: string,
 /**
  * How it ended.
  */
-outcome: ApprovalOutcome, } | { "type": "error", 
+outcome: ApprovalOutcome, } | { "type": "message_queued", 
+/**
+ * The message as it stands now.
+ */
+message: QueuedMessage, } | { "type": "queued_message_consumed", 
+/**
+ * The message.
+ */
+id: QueuedMessageId, } | { "type": "queued_message_cancelled", 
+/**
+ * The message.
+ */
+id: QueuedMessageId, } | { "type": "queued_messages_held", 
+/**
+ * The messages, in the order they were queued.
+ */
+ids: Array<QueuedMessageId>, } | { "type": "error", 
 /**
  * Which part of the host failed.
  */

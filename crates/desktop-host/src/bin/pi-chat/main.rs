@@ -1,7 +1,10 @@
 //! `pi-chat`: the terminal front end of the desktop host.
 //!
 //! `pi-chat --prompt TEXT` runs one prompt with the desktop tools and streams the answer to stdout; without
-//! `--prompt` it is an interactive chat (Ctrl-C stops the current answer, a second Ctrl-C quits). `--json` prints
+//! `--prompt` it is an interactive chat (Ctrl-C stops the current answer, a second Ctrl-C quits). In the chat, a
+//! line typed while the agent answers is a steering message (delivered after the current tool batch, or when the
+//! answer ends) and `/followup TEXT` queues a follow-up (delivered when the agent would otherwise stop); what a
+//! stopped answer did not deliver is kept: `/send` sends it, `/discard` drops it. `--json` prints
 //! the wire envelopes as JSON lines instead. `--api`, `--base-url`, `--model` and `--api-key-env` mirror `PI_API`,
 //! `PI_BASE_URL`, `PI_MODEL` and the key variable. Logs go to stderr (`RUST_LOG`, default `warn`).
 //!
@@ -39,7 +42,7 @@ use desktop_host::mcp::{McpServerState, McpServers, ToolNames};
 
 use crate::approval::ApprovalMode;
 use desktop_host::approval::ApprovalRequest;
-use desktop_host::session::{DesktopSession, SessionError};
+use desktop_host::session::{DesktopSession, QueuedSend, QueuedStatus, SessionError};
 use desktop_host::settings::SettingsService;
 use desktop_host::store::ConversationId;
 use desktop_host::wire::{Envelope, EnvelopePayload, EnvelopeSink, HostNotice, SinkClosed};
@@ -333,34 +336,100 @@ fn finish_code(session: &DesktopSession, result: Result<(), SessionError>) -> Ex
     }
 }
 
-/// Reads prompts from stdin until EOF or a Ctrl-C while idle. Ctrl-C during an answer stops it; a second Ctrl-C
-/// before it has stopped quits.
+/// What a line typed in the chat asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum ChatLine {
+    /// Nothing (a blank line).
+    Blank,
+    /// A prompt when idle, a steering message during an answer.
+    Message(String),
+    /// `/followup TEXT`: a follow-up.
+    FollowUp(String),
+    /// `/send`: send the held messages.
+    SendHeld,
+    /// `/discard`: drop the held messages.
+    DiscardHeld,
+}
+
+impl ChatLine {
+    fn parse(line: &str) -> ChatLine {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return ChatLine::Blank;
+        }
+        match trimmed.split_once(char::is_whitespace) {
+            Some(("/followup", text)) if !text.trim().is_empty() => {
+                ChatLine::FollowUp(text.trim().to_owned())
+            }
+            None if trimmed == "/followup" => ChatLine::Blank,
+            None if trimmed == "/send" => ChatLine::SendHeld,
+            None if trimmed == "/discard" => ChatLine::DiscardHeld,
+            _ => ChatLine::Message(line.to_owned()),
+        }
+    }
+}
+
+/// Reads prompts from stdin until EOF or a Ctrl-C while idle. During an answer, lines are steering messages or
+/// follow-ups; Ctrl-C stops the answer, and a second Ctrl-C before it has stopped quits.
 async fn run_interactive(
     session: &DesktopSession,
     json: bool,
     answering: &mut Answering,
 ) -> ExitCode {
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut stdin_open = true;
     loop {
+        if !stdin_open {
+            return ExitCode::SUCCESS;
+        }
         if !json {
+            report_held(session);
             eprint!("> ");
         }
         let line = tokio::select! {
             line = lines.next_line() => line,
             _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
         };
-        let prompt = match line {
-            Ok(Some(line)) if line.trim().is_empty() => continue,
+        let line = match line {
             Ok(Some(line)) => line,
             Ok(None) | Err(_) => return ExitCode::SUCCESS,
         };
-        let run = session.prompt(prompt);
-        tokio::pin!(run);
+        let run = match ChatLine::parse(&line) {
+            ChatLine::Blank => continue,
+            ChatLine::Message(prompt) => session.start_prompt(prompt).await,
+            ChatLine::FollowUp(text) => {
+                session.follow_up(text).await;
+                eprintln!("(queued: it follows the next answer)");
+                continue;
+            }
+            ChatLine::SendHeld => match send_held(session).await {
+                Some(run) => Ok(run),
+                None => continue,
+            },
+            ChatLine::DiscardHeld => {
+                discard_held(session).await;
+                continue;
+            }
+        };
+        let run = match run {
+            Ok(run) => run,
+            Err(error) => {
+                eprintln!("pi-chat: {error}");
+                continue;
+            }
+        };
+        let finished = run.finished();
+        tokio::pin!(finished);
         let mut interrupted = false;
         let result = loop {
             tokio::select! {
-                result = &mut run => break result,
+                result = &mut finished => break result,
                 Some(question) = answering.questions.recv() => answering.answer(question),
+                line = lines.next_line(), if stdin_open => match line {
+                    Ok(Some(line)) => queue_during_answer(session, &line).await,
+                    // The answer goes on; the chat ends after it.
+                    Ok(None) | Err(_) => stdin_open = false,
+                },
                 _ = tokio::signal::ctrl_c() => {
                     if interrupted {
                         return ExitCode::from(130);
@@ -372,6 +441,68 @@ async fn run_interactive(
             }
         };
         if let Err(error) = result {
+            eprintln!("pi-chat: {error}");
+        }
+    }
+}
+
+/// A line typed while the agent answers: a steering message, or a follow-up with `/followup`.
+async fn queue_during_answer(session: &DesktopSession, line: &str) {
+    match ChatLine::parse(line) {
+        ChatLine::Blank => {}
+        ChatLine::Message(text) => {
+            session.steer(text).await;
+            eprintln!("(steering: it reaches the agent after the current step)");
+        }
+        ChatLine::FollowUp(text) => {
+            session.follow_up(text).await;
+            eprintln!("(queued: it follows this answer)");
+        }
+        ChatLine::SendHeld | ChatLine::DiscardHeld => {
+            eprintln!("(wait for the answer to end, or press Ctrl-C to stop it)");
+        }
+    }
+}
+
+/// Names the messages a run ended without delivering, and what to do with them.
+fn report_held(session: &DesktopSession) {
+    let held: Vec<String> = session
+        .queued_messages()
+        .into_iter()
+        .filter(|message| message.status == QueuedStatus::Held)
+        .map(|message| message.text)
+        .collect();
+    if held.is_empty() {
+        return;
+    }
+    for text in &held {
+        eprintln!("(not sent yet: {text})");
+    }
+    eprintln!("(/send sends it, /discard drops it)");
+}
+
+/// Sends the oldest held message as a prompt (the others stay held); the run, or none when nothing is held.
+async fn send_held(session: &DesktopSession) -> Option<desktop_host::session::RunHandle> {
+    let held = session
+        .queued_messages()
+        .into_iter()
+        .find(|message| message.status == QueuedStatus::Held)?;
+    match session.send_queued(held.id).await {
+        Ok(QueuedSend::Started(run)) => Some(run),
+        Ok(QueuedSend::Steering(_)) => None,
+        Err(error) => {
+            eprintln!("pi-chat: {error}");
+            None
+        }
+    }
+}
+
+/// Drops every held message.
+async fn discard_held(session: &DesktopSession) {
+    for message in session.queued_messages() {
+        if message.status == QueuedStatus::Held
+            && let Err(error) = session.cancel_queued(message.id).await
+        {
             eprintln!("pi-chat: {error}");
         }
     }
@@ -418,11 +549,16 @@ async fn print_envelopes(
                 eprintln!("pi-chat: {message}")
             }
             // Questions are answered above; their resolution needs no line of its own.
+            // The chat says what it queued when the line is typed; the rest needs no line of its own.
             EnvelopePayload::Notice(
                 HostNotice::State { .. }
                 | HostNotice::Idle
                 | HostNotice::ApprovalRequested(_)
-                | HostNotice::ApprovalResolved { .. },
+                | HostNotice::ApprovalResolved { .. }
+                | HostNotice::MessageQueued { .. }
+                | HostNotice::QueuedMessageConsumed { .. }
+                | HostNotice::QueuedMessageCancelled { .. }
+                | HostNotice::QueuedMessagesHeld { .. },
             ) => {}
         }
         let _ = stdout.flush();
@@ -471,5 +607,30 @@ fn print_event(event: &AgentEvent, stdout: &mut std::io::Stdout) {
         | AgentEvent::MessageUpdate { .. }
         | AgentEvent::ToolExecutionUpdate { .. }
         | AgentEvent::ToolExecutionEnd { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChatLine;
+
+    #[test]
+    fn a_typed_line_is_a_message_unless_it_names_a_chat_command() {
+        assert_eq!(
+            ChatLine::parse("also the PDFs"),
+            ChatLine::Message("also the PDFs".to_owned())
+        );
+        assert_eq!(
+            ChatLine::parse("/followup  then sum them up "),
+            ChatLine::FollowUp("then sum them up".to_owned())
+        );
+        assert_eq!(ChatLine::parse("/followup"), ChatLine::Blank);
+        assert_eq!(ChatLine::parse("   "), ChatLine::Blank);
+        assert_eq!(ChatLine::parse("/send"), ChatLine::SendHeld);
+        assert_eq!(ChatLine::parse(" /discard "), ChatLine::DiscardHeld);
+        assert_eq!(
+            ChatLine::parse("/followups are nice"),
+            ChatLine::Message("/followups are nice".to_owned())
+        );
     }
 }
