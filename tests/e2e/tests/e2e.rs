@@ -21,6 +21,9 @@ mod chat;
 // A crash (SIGKILL) while an answer streams, and the restart on the same data.
 mod crash;
 
+// The loop inspector: each run's turns and exit, kept after a restart, and the replay of a run.
+mod inspector;
+
 // A long answer that arrives fast: the window keeps answering, shows all of it, and Stop works.
 mod long_answer;
 

@@ -1,5 +1,6 @@
 // The chat window: the conversation sidebar (collapsible; collapsed at first in a narrow window) beside the
-// header, error banner, transcript, queued messages, composer and status line, plus the settings panel.
+// header, error banner, transcript, queued messages, composer and status line, plus the settings panel and the
+// loop inspector beside the conversation (Ctrl+I), whose Replay shows a past run in the transcript.
 import { useEffect, useMemo, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -8,12 +9,16 @@ import type { SettingsView } from "../../ipc/wire";
 import { RenderBacklog, RenderBacklogContext, useCaughtUp } from "../../markdown/render-backlog";
 import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
 import { answeringIds, shownView } from "../../state/window";
+import { InspectorPanel } from "../inspector/InspectorPanel";
+import { inspectorStrings } from "../inspector/inspector-strings";
+import { ReplayControls } from "../inspector/ReplayControls";
+import { useReplay } from "../inspector/useReplay";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { Sidebar } from "../sidebar/Sidebar";
 import { ApprovalContext } from "./approval-context";
 import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
-import { PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
+import { LoopIcon, PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
 import { QueuedMessages } from "./QueuedMessages";
 import { StatusLine } from "./StatusLine";
 import { Transcript } from "./Transcript";
@@ -34,6 +39,23 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
   const [windowState, intents] = useChat();
   const state = shownView(windowState);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [inspectorOpen, setInspectorOpen] = useState(false);
+  const replayer = useReplay();
+  // A replay belongs to the conversation it came from; switching away ends it.
+  const replay = replayer.replay !== null && replayer.replay.conversationId === state.conversationId ? replayer.replay : null;
+  const shown = replay?.view ?? state;
+  const inspectorRefresh = useMemo(
+    () =>
+      [
+        state.conversationId,
+        state.lastRunId,
+        state.runStatus,
+        state.turnCount,
+        Object.values(state.tools).filter((tool) => tool.status !== "running").length,
+        Object.keys(state.tools).length,
+      ].join(":"),
+    [state.conversationId, state.lastRunId, state.runStatus, state.turnCount, state.tools],
+  );
   const [sidebarOpen, setSidebarOpen] = useState(() => window.innerWidth >= WIDE_WINDOW_PX);
   const scroller = useRef<HTMLElement>(null);
   const content = useRef<HTMLDivElement>(null);
@@ -46,8 +68,11 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
   const stopEnabled = canStop(state);
   const { stop, answerApproval } = intents;
   const approvalAnswers = useMemo(
-    () => ({ approvals: state.approvals, answer: answerApproval }),
-    [state.approvals, answerApproval],
+    () =>
+      replay === null
+        ? { approvals: state.approvals, answer: answerApproval }
+        : { approvals: replay.view.approvals, answer: () => undefined },
+    [state.approvals, answerApproval, replay],
   );
 
   // The sidebar follows the window across the width threshold (collapsed when it becomes narrow); in between,
@@ -58,6 +83,19 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
     wide.addEventListener("change", onChange);
     return () => wide.removeEventListener("change", onChange);
   }, []);
+
+  // Ctrl+I shows or hides the loop inspector.
+  useEffect(() => {
+    if (settingsOpen) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "i") {
+        event.preventDefault();
+        setInspectorOpen((open) => !open);
+      }
+    };
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [settingsOpen]);
 
   // Esc stops the run (the settings panel takes Esc for itself while open).
   useEffect(() => {
@@ -136,6 +174,17 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
             </button>
             <button
               type="button"
+              className={inspectorOpen ? "icon-button active" : "icon-button"}
+              data-testid="inspector-toggle"
+              aria-label={inspectorStrings(language).toggle}
+              aria-pressed={inspectorOpen}
+              title={inspectorStrings(language).toggle}
+              onClick={() => setInspectorOpen((open) => !open)}
+            >
+              <LoopIcon />
+            </button>
+            <button
+              type="button"
               className="icon-button"
               data-testid="settings-button"
               aria-label={strings.settings}
@@ -151,10 +200,17 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
         ) : null}
         <RenderBacklogContext.Provider value={backlog}>
           <ApprovalContext.Provider value={approvalAnswers}>
-            <Transcript state={state} language={language} onRetry={intents.retry} scroller={scroller} content={content} />
+            <Transcript
+              state={shown}
+              language={language}
+              onRetry={replay === null ? intents.retry : () => undefined}
+              scroller={scroller}
+              content={content}
+            />
           </ApprovalContext.Provider>
         </RenderBacklogContext.Provider>
         <footer className="composer-area">
+          <ReplayControls language={language} controls={replayer} />
           <QueuedMessages
             queue={state.queue}
             runActive={stopEnabled}
@@ -162,7 +218,7 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
             onSend={intents.sendQueued}
           />
           <Composer
-            canSend={canSend(state) && caughtUp}
+            canSend={canSend(state) && caughtUp && replay === null}
             canStop={stopEnabled}
             canQueue={stopEnabled}
             stopRequested={state.stopRequested}
@@ -184,6 +240,16 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
           />
         ) : null}
       </div>
+      {inspectorOpen ? (
+        <InspectorPanel
+          language={language}
+          conversationId={state.conversationId === "" ? null : state.conversationId}
+          refreshKey={inspectorRefresh}
+          replayError={replayer.error}
+          onReplay={(logId) => replayer.start(state.conversationId, logId)}
+          onClose={() => setInspectorOpen(false)}
+        />
+      ) : null}
     </div>
   );
 }

@@ -87,3 +87,13 @@ export const CloseIcon = () => (
     <path d="M18 6 6 18" />
   </Icon>
 );
+
+/** The loop inspector: a loop with its arrow. */
+export const LoopIcon = () => (
+  <Icon>
+    <path d="M17 2l4 4-4 4" />
+    <path d="M3 11v-1a4 4 0 0 1 4-4h14" />
+    <path d="M7 22l-4-4 4-4" />
+    <path d="M21 13v1a4 4 0 0 1-4 4H3" />
+  </Icon>
+);

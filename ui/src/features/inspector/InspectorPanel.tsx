@@ -23,11 +23,20 @@ interface InspectorPanelProps {
   conversationId: string | null;
   /** Changes whenever the runs may have changed (a run, turn or tool call began or ended). */
   refreshKey: string;
+  /** Why the last Replay could not start, if it could not. */
+  replayError: string | null;
   onReplay: (logId: number) => void;
   onClose: () => void;
 }
 
-export function InspectorPanel({ language, conversationId, refreshKey, onReplay, onClose }: InspectorPanelProps) {
+export function InspectorPanel({
+  language,
+  conversationId,
+  refreshKey,
+  replayError,
+  onReplay,
+  onClose,
+}: InspectorPanelProps) {
   const strings = inspectorStrings(language);
   const [inspection, setInspection] = useState<ConversationInspection | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -71,6 +80,7 @@ export function InspectorPanel({ language, conversationId, refreshKey, onReplay,
         </button>
       </header>
       {error !== null ? <p className="inspector-error" role="alert">{strings.failed(error)}</p> : null}
+      {replayError !== null ? <p className="inspector-error" role="alert">{replayError}</p> : null}
       {notice !== null ? <p className="inspector-notice" role="status">{notice}</p> : null}
       {inspection === null ? (
         <p className="inspector-empty">{strings.loading}</p>
