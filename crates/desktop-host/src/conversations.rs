@@ -534,10 +534,15 @@ impl OpenSessions {
         self.sessions.get(self.active.as_ref()?).cloned()
     }
 
-    /// Makes `id` active and closes idle background sessions (they are rebuilt from the store when needed).
+    /// Makes `id` active and closes idle background sessions (they are rebuilt from the store when needed) — but
+    /// not one that holds queued messages (held after Stop): they live in its session and must be there when the
+    /// user comes back.
     fn activate(&mut self, id: ConversationId) {
-        self.sessions
-            .retain(|open_id, conversation| *open_id == id || conversation.session.is_running());
+        self.sessions.retain(|open_id, conversation| {
+            *open_id == id
+                || conversation.session.is_running()
+                || !conversation.session.queued_messages().is_empty()
+        });
         self.active = Some(id);
     }
 }

@@ -399,6 +399,27 @@ describe("answering conversations", () => {
   });
 });
 
+describe("a conversation holding queued messages", () => {
+  it("stays followed when the window switches away, so its held chips are there on coming back", () => {
+    const shown = showing("a");
+    const held = {
+      ...shown,
+      views: {
+        ...shown.views,
+        a: { ...view(shown, "a"), queue: [{ id: 3, kind: "follow_up" as const, text: "and then this", status: "held" as const, answering: false }] },
+      },
+    };
+
+    const away = windowReducer(held, { type: "conversation_loaded", appState: appState("b"), origin: "switch" });
+    const back = windowReducer(away, { type: "conversation_loaded", appState: appState("a"), origin: "switch" });
+
+    expect(view(away, "a").queue.map((chip) => chip.text)).toEqual(["and then this"]);
+    expect(view(back, "a").queue.map((chip) => chip.status)).toEqual(["held"]);
+    const idle = windowReducer(showing("c"), { type: "conversation_loaded", appState: appState("d"), origin: "switch" });
+    expect(idle.views["c"]).toBeUndefined();
+  });
+});
+
 describe("the list revision", () => {
   it("changes on prompt_submitted and on every idle, not on the envelopes between", () => {
     const start = reduce(showing("a"), [

@@ -85,7 +85,8 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
       const views: Record<string, ChatState> = { [id]: view };
       // Conversations that still answer stay followed; the others are loaded again when opened.
       for (const [otherId, other] of Object.entries(state.views)) {
-        if (otherId !== id && isAnswering(other)) views[otherId] = other;
+        // A view the host still holds messages for (queued, or held after Stop) stays, as its session does.
+        if (otherId !== id && (isAnswering(other) || other.queue.length > 0)) views[otherId] = other;
       }
       return { ...state, shownId: id, views, snapshotQueues, listRevision: state.listRevision + 1 };
     }

@@ -731,3 +731,35 @@ fn a_killed_app_comes_back_with_the_partial_answer_marked_interrupted() {
         "the child's home was made in ours"
     );
 }
+
+#[tokio::test]
+async fn a_message_held_after_stop_is_still_there_after_switching_away_and_back() {
+    let fixture = Fixture::new();
+    let conversations = fixture.open();
+    let first = conversations.active().await.unwrap();
+    let mut log = log_of(&conversations, &first);
+    first.session.prompt("hello").await.unwrap();
+    log.wait_for_idle().await;
+    let run = first.session.start_prompt("slow question").await.unwrap();
+    log.wait_for(|envelope| envelope["event"]["assistantMessageEvent"]["type"] == "text_end")
+        .await;
+    let kept = first.session.follow_up("and then this").await;
+    first.session.abort();
+    fixture.gate.add_permits(1);
+    run.finished().await.unwrap();
+    log.wait_for_idle().await;
+    assert_eq!(first.session.queued_messages().len(), 1, "held after Stop");
+
+    // Away to a new conversation (idle sessions close on a switch) and back.
+    let other = conversations.new_conversation().await.unwrap();
+    assert_ne!(other.id, first.id);
+    let back = conversations.open_conversation(&first.id).await.unwrap();
+
+    let held: Vec<(u64, String)> = back
+        .session
+        .queued_messages()
+        .iter()
+        .map(|message| (message.id.0, message.text.clone()))
+        .collect();
+    assert_eq!(held, vec![(kept.id.0, "and then this".to_owned())]);
+}
