@@ -44,6 +44,7 @@ mod prompt_images;
 mod run_handle;
 mod run_tools;
 mod session_queue;
+mod turn_requests;
 
 pub use message_queue::{
     QueueError, QueueKind, QueueMode, QueuedMessage, QueuedMessageId, QueuedStatus,
@@ -62,7 +63,7 @@ use crate::desktop_paths::DesktopPaths;
 use crate::desktop_tools::DesktopToolContext;
 use crate::diagnostics::Diagnostics;
 use crate::mcp::McpServers;
-use crate::model_registry::{ModelSetupError, model_for, models_for};
+use crate::model_registry::{ModelSetupError, model_for, models_reporting_retries};
 use crate::session::session_queue::SessionQueue;
 use crate::settings::ResolvedSettings;
 use crate::store::ConversationRecorder;
@@ -226,10 +227,16 @@ impl DesktopSession {
         sink: Arc<dyn EnvelopeSink>,
     ) -> Result<DesktopSession, SessionError> {
         let settings = &options.settings;
+        let (forward_tx, forward_rx) = mpsc::channel(options.envelope_capacity.max(1));
         let stream_fn = match options.stream_fn.clone() {
             Some(stream_fn) => stream_fn,
-            None => Arc::new(models_for(settings)?).stream_fn(),
+            None => Arc::new(models_reporting_retries(
+                settings,
+                turn_requests::retry_notices(forward_tx.clone()),
+            )?)
+            .stream_fn(),
         };
+        let stream_fn = turn_requests::reporting_turn_requests(stream_fn, forward_tx.clone());
         let tool_context = DesktopToolContext::new(options.paths.clone(), settings.language);
         let diagnostics = tool_context.diagnostics.clone();
         let run_tools = run_tools::RunTools::new(
@@ -237,11 +244,12 @@ impl DesktopSession {
             run_tools::conversation_grants(options.recorder.as_ref()),
             settings.ask_before_built_in_tools,
         );
-        let (forward_tx, forward_rx) = mpsc::channel(options.envelope_capacity.max(1));
+        let model = model_for(settings);
+        run_tools.set_model_takes_images(takes_images(&model));
         let mut agent_options = AgentOptions::new(stream_fn);
         agent_options.initial_state = AgentInitialState {
             system_prompt: Some(settings.system_prompt.clone()),
-            model: Some(model_for(settings)),
+            model: Some(model),
             thinking_level: Some(settings.thinking_level),
             tools: run_tools.tools(&tool_context),
             messages: options.messages.clone(),
@@ -463,7 +471,17 @@ impl DesktopSession {
     /// Switches to new settings (model, key, system prompt, thinking level, language of the tools' messages).
     /// Safe while a run is active: a run keeps the snapshot it started with, and the next run uses these.
     pub fn apply_settings(&self, settings: &ResolvedSettings) -> Result<(), SessionError> {
-        let stream_fn = Arc::new(models_for(settings)?).stream_fn();
+        let stream_fn = turn_requests::reporting_turn_requests(
+            Arc::new(models_reporting_retries(
+                settings,
+                turn_requests::retry_notices(self.inner.forward_tx.clone()),
+            )?)
+            .stream_fn(),
+            self.inner.forward_tx.clone(),
+        );
+        self.inner
+            .run_tools
+            .set_model_takes_images(takes_images(&model_for(settings)));
         let tools = {
             let mut tool_context = self
                 .inner
@@ -685,4 +703,9 @@ fn subscribe_forwarder(
             Ok::<(), HookError>(())
         }
     });
+}
+
+/// True when `model` takes image input (an MCP tool's image then goes to it).
+fn takes_images(model: &pi_ai::Model) -> bool {
+    model.input.contains(&pi_ai::InputModality::Image)
 }

@@ -17,6 +17,8 @@ const en = {
   composerPlaceholder: "Ask about your files… (Enter to send, Shift+Enter for a new line)",
   send: "Send",
   stop: "Stop",
+  retrying: (seconds: number, attempt: number, max: number, cause: string) =>
+    `The model did not answer (${cause}); retrying in ${seconds} s (${attempt}/${max}). Stop cancels the retry.`,
   stopping: "Stopping…",
   composerPlaceholderRunning: "Steer Pi while it works… (Enter steers, Alt+Enter queues a follow-up)",
   steer: "Steer",
@@ -223,6 +225,8 @@ const zh: Strings = {
   composerPlaceholder: "问问你的文件…（Enter 发送，Shift+Enter 换行）",
   send: "发送",
   stop: "停止",
+  retrying: (seconds: number, attempt: number, max: number, cause: string) =>
+    `模型没有回应（${cause}），${seconds} 秒后重试（${attempt}/${max}）。按“停止”可取消重试。`,
   stopping: "正在停止…",
   composerPlaceholderRunning: "在 Pi 工作时引导它…（Enter 引导，Alt+Enter 排队后续消息）",
   steer: "引导",

@@ -15,6 +15,7 @@ import type {
   StopReason,
   UserMessage,
 } from "../ipc/wire";
+import type { RetryNoticeView } from "../ipc/bindings/RetryNoticeView";
 import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
 import { applyQueueNotice, withAnswering, type QueuedChip } from "./queue";
@@ -104,6 +105,8 @@ export interface ChatState {
    * consumed one shows in the transcript where its user message_start put it.
    */
   queue: readonly QueuedChip[];
+  /** The model request is being retried after a failure before any answer (a 429, a 5xx, a lost connection). */
+  retry: RetryNoticeView | null;
   /** Turns of the current (or last) run. */
   turnCount: number;
   /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
@@ -147,6 +150,7 @@ export type ChatAction =
 export const MAX_TOOL_UPDATES = 20;
 
 export const initialChatState: ChatState = {
+  retry: null,
   conversationId: "",
   runStatus: "idle",
   runId: null,
@@ -329,7 +333,15 @@ function applyNotice(state: ChatState, notice: HostNotice): ChatState {
         runStatus: "idle",
         runId: null,
         stopRequested: false,
+        retry: null,
       };
+    case "model_retry": {
+      const { type: _type, ...retry } = notice;
+      return { ...state, retry };
+    }
+    case "turn_request":
+      // What a turn sent is the loop inspector's; the transcript shows the answer.
+      return state;
     case "error":
       return { ...state, banner: { source: "notice", kind: notice.source, message: notice.message } };
     case "message_queued":
@@ -410,6 +422,8 @@ function newToolRun(toolCallId: string, toolName: string, args: unknown): ToolRu
 }
 
 function messageStarted(state: ChatState, message: AgentMessage): ChatState {
+  // A retried request that got through: its answer starts.
+  if (state.retry !== null && message.role === "assistant") return messageStarted({ ...state, retry: null }, message);
   switch (message.role) {
     case "user": {
       const { text, imageCount } = userText(message);

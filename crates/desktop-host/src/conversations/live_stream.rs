@@ -235,6 +235,8 @@ impl ConversationSink {
                 | HostNotice::Idle
                 | HostNotice::ApprovalRequested(_)
                 | HostNotice::ApprovalResolved { .. }
+                | HostNotice::TurnRequest(_)
+                | HostNotice::ModelRetry(_)
                 | HostNotice::Error { .. },
             ) => {
                 if let Some((_, queue)) = state.queues.get_mut(&self.conversation_id) {
@@ -296,6 +298,8 @@ impl QueueSnapshot {
             | HostNotice::Idle
             | HostNotice::ApprovalRequested(_)
             | HostNotice::ApprovalResolved { .. }
+            | HostNotice::TurnRequest(_)
+            | HostNotice::ModelRetry(_)
             | HostNotice::Error { .. } => {}
         }
     }

@@ -48,7 +48,7 @@ pub struct InjectedMessage {
 }
 
 /// What a turn sent to the model, as the host recorded it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct TurnRequest {

@@ -33,6 +33,8 @@ pub(crate) struct RunTools {
     tools_by_name: Arc<Mutex<HashMap<String, ApprovalTool>>>,
     /// The setting `askBeforeBuiltInTools`: desktop tool calls ask too.
     ask_before_built_in_tools: Arc<AtomicBool>,
+    /// The model takes images (MCP image results go to it); set from the settings.
+    model_takes_images: AtomicBool,
     /// The agent, once made (a denied-and-stopped call ends its run).
     agent: Arc<OnceLock<WeakAgent>>,
 }
@@ -52,8 +54,15 @@ impl RunTools {
             approvals: Arc::new(Approvals::new(always, conversation_grants)),
             tools_by_name: Arc::default(),
             ask_before_built_in_tools: Arc::new(AtomicBool::new(ask_before_built_in_tools)),
+            model_takes_images: AtomicBool::new(true),
             agent: Arc::default(),
         }
+    }
+
+    /// Whether the model takes images: an MCP tool's image reaches it, or a placeholder line says one was left out.
+    pub(crate) fn set_model_takes_images(&self, takes_images: bool) {
+        self.model_takes_images
+            .store(takes_images, Ordering::Relaxed);
     }
 
     /// Applies the setting `askBeforeBuiltInTools`; calls prepared from now on follow it.
@@ -91,7 +100,11 @@ impl RunTools {
         if let Some(mcp) = &self.mcp {
             let built_in: Vec<String> = tools.iter().map(|tool| tool.name().to_owned()).collect();
             let taken: Vec<&str> = built_in.iter().map(String::as_str).collect();
-            let from_servers = mcp_agent_tools(&mcp.ready(), &taken, true);
+            let from_servers = mcp_agent_tools(
+                &mcp.ready(),
+                &taken,
+                self.model_takes_images.load(Ordering::Relaxed),
+            );
             by_name.extend(from_servers.iter().map(|tool| {
                 (
                     pi_agent::AgentTool::name(tool.as_ref()).to_owned(),

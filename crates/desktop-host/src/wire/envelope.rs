@@ -9,6 +9,8 @@ use serde::{Serialize, Serializer};
 use ts_rs::TS;
 
 use crate::approval::{ApprovalOutcome, ApprovalRequest};
+use crate::connection::RetryNoticeView;
+use crate::inspector::TurnRequest;
 use crate::session::{QueuedMessage, QueuedMessageId};
 use crate::store::ConversationId;
 
@@ -116,6 +118,10 @@ pub enum HostNotice {
         /// The messages, in the order they were queued.
         ids: Vec<QueuedMessageId>,
     },
+    /// The next turn's request to the model is going out; what it carries (the loop inspector shows it).
+    TurnRequest(TurnRequest),
+    /// A request to the model failed before any answer arrived and goes again after a wait (Stop cancels it).
+    ModelRetry(RetryNoticeView),
     /// A host-side failure beside the run; `message` is safe to show.
     Error {
         /// Which part of the host failed.

@@ -164,11 +164,26 @@ async fn a_session_retries_a_server_error_by_itself_and_shows_one_answer() {
         home.paths.clone(),
     ))
     .unwrap();
-    let _log = EnvelopeLog::start(envelopes);
+    let mut log = EnvelopeLog::start(envelopes);
     session.prompt("Hi").await.unwrap();
     let message = last_message(&session);
     assert_eq!(message["stopReason"], "stop", "{message}");
     assert_eq!(assistant_text(&message), "Back again.");
+    // The window is told of the retry before its wait, after what the turn sent.
+    log.wait_for_idle().await;
+    let notices: Vec<&Value> = log
+        .seen
+        .iter()
+        .filter_map(|envelope| envelope.get("notice"))
+        .filter(|notice| notice["type"] == "model_retry" || notice["type"] == "turn_request")
+        .collect();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert_eq!(notices[0]["type"], "turn_request");
+    assert_eq!(notices[0]["messageCount"], 1);
+    assert_eq!(
+        notices[1],
+        &json!({"type": "model_retry", "attempt": 1, "maxRetries": 3, "delayMs": 10, "cause": "status", "status": 503})
+    );
     let assistants = session
         .get_state()
         .messages

@@ -566,3 +566,112 @@ async fn list_tools_prints_the_built_in_tools_and_each_servers_state_and_tools()
     assert!(listed.contains("[everything] ready: "), "{listed}");
     assert!(listed.contains("\neverything__get-sum  ("), "{listed}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inspect_prints_the_runs_exit_and_a_line_per_turn_after_the_answer() {
+    let home = test_home();
+    let server = OpenAiServer::start(vec![
+        Reply::Stream(tool_call_chunks(
+            "call_1",
+            "list_download_files",
+            &["{\"extensions\":[\"pdf\"]}"],
+        )),
+        Reply::Stream(text_chunks(&["Two PDFs."])),
+    ])
+    .await
+    .unwrap();
+    let args = |json: bool| {
+        let mut args = vec![
+            "--prompt",
+            "Which PDFs are in my Downloads?",
+            "--inspect",
+            "--api",
+            "openai-completions",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            MODEL,
+            "--api-key-env",
+            "TEST_MODEL_KEY",
+        ];
+        if json {
+            args.push("--json");
+        }
+        args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+
+    let text_args = args(false);
+    let text_args: Vec<&str> = text_args.iter().map(String::as_str).collect();
+    let output = run_pi_chat(
+        home.home(),
+        &text_args,
+        &[("TEST_MODEL_KEY", "sk-loopback")],
+    )
+    .await;
+
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let inspected: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("[inspect]"))
+        .collect();
+    assert_eq!(inspected.len(), 3, "{stdout}");
+    assert!(
+        inspected[0].starts_with("[inspect] run: 2 turn(s), exit done"),
+        "{stdout}"
+    );
+    assert!(inspected[1].contains("stop toolUse"), "{stdout}");
+    assert!(
+        inspected[1].contains("list_download_files done"),
+        "{stdout}"
+    );
+    assert!(
+        inspected[1].contains(&format!("to {MODEL}")),
+        "what was sent: {stdout}"
+    );
+    assert!(inspected[2].contains("stop stop"), "{stdout}");
+    let answer_at = stdout.find("Two PDFs.").unwrap();
+    assert!(
+        answer_at < stdout.find("[inspect]").unwrap(),
+        "after the answer"
+    );
+
+    // With --json: one inspection line among the envelopes, after the run's idle.
+    let server_again = OpenAiServer::start(vec![Reply::Stream(text_chunks(&["Plain."]))])
+        .await
+        .unwrap();
+    let json_args: Vec<String> = args(true)
+        .into_iter()
+        .map(|arg| {
+            if arg == server.base_url() {
+                server_again.base_url().to_owned()
+            } else {
+                arg
+            }
+        })
+        .collect();
+    let json_args: Vec<&str> = json_args.iter().map(String::as_str).collect();
+    let output = run_pi_chat(
+        home.home(),
+        &json_args,
+        &[("TEST_MODEL_KEY", "sk-loopback")],
+    )
+    .await;
+    let lines = json_lines(&output);
+    let inspections: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line["kind"] == "inspection")
+        .collect();
+    assert_eq!(inspections.len(), 1);
+    assert_eq!(inspections[0]["run"]["exit"], "done");
+    assert_eq!(inspections[0]["run"]["turns"].as_array().unwrap().len(), 1);
+    let idle_at = lines
+        .iter()
+        .position(|line| line["notice"]["type"] == "idle")
+        .unwrap();
+    assert_eq!(lines[idle_at + 1]["kind"], "inspection");
+}

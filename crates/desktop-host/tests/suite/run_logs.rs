@@ -77,6 +77,24 @@ async fn a_finished_run_is_read_as_its_turns_kept_and_back_after_a_restart() {
     assert_eq!(first.injected[0].text, "Which PDFs are in my Downloads?");
     assert_eq!(first.tool_calls[0].name, "list_download_files");
     assert_eq!(first.tool_calls[0].is_error, Some(false));
+    let sent = first
+        .request
+        .as_ref()
+        .expect("what the first turn sent is recorded");
+    assert_eq!(sent.message_count, 1);
+    assert!(
+        sent.tools.iter().any(|tool| tool == "list_download_files"),
+        "{sent:?}"
+    );
+    assert!(sent.context_chars > 0);
+    assert_eq!(
+        run.summary.turns[1]
+            .request
+            .as_ref()
+            .map(|request| request.message_count),
+        Some(3),
+        "the prompt, the tool call and its result"
+    );
     assert_eq!(run.summary.turns[1].stop_reason.as_deref(), Some("stop"));
     assert!(run.summary.agent_end_ms <= run.summary.idle_ms);
     let log_id = run.log_id.unwrap();

@@ -20,6 +20,7 @@ import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
 import { LoopIcon, PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
 import { QueuedMessages } from "./QueuedMessages";
+import { RetryLine } from "./RetryLine";
 import { StatusLine } from "./StatusLine";
 import { Transcript } from "./Transcript";
 import { useChat } from "./useChat";
@@ -211,6 +212,7 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
         </RenderBacklogContext.Provider>
         <footer className="composer-area">
           <ReplayControls language={language} controls={replayer} />
+          <RetryLine retry={shown.retry} />
           <QueuedMessages
             queue={state.queue}
             runActive={stopEnabled}

@@ -4,6 +4,8 @@ import type { ApprovalRequest } from "./ApprovalRequest";
 import type { NoticeSource } from "./NoticeSource";
 import type { QueuedMessage } from "./QueuedMessage";
 import type { QueuedMessageId } from "./QueuedMessageId";
+import type { RetryNoticeView } from "./RetryNoticeView";
+import type { TurnRequest } from "./TurnRequest";
 
 /**
  * What the host tells the UI beside the agent's events.
@@ -48,7 +50,7 @@ id: QueuedMessageId, } | { "type": "queued_messages_held",
 /**
  * The messages, in the order they were queued.
  */
-ids: Array<QueuedMessageId>, } | { "type": "error", 
+ids: Array<QueuedMessageId>, } | { "type": "turn_request" } & TurnRequest | { "type": "model_retry" } & RetryNoticeView | { "type": "error", 
 /**
  * Which part of the host failed.
  */

@@ -24,6 +24,7 @@
 )]
 
 mod approval;
+mod inspect;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -91,6 +92,10 @@ struct Cli {
     /// Allow every MCP tool call without asking.
     #[arg(long)]
     yes: bool,
+    /// After each run, print the loop inspector's summary: the exit condition and a line per turn (with --json,
+    /// one `{"kind": "inspection"}` line).
+    #[arg(long)]
+    inspect: bool,
 }
 
 #[tokio::main]
@@ -164,7 +169,12 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     );
     let OpenConversation { id, session } = conversation;
     let (questions_tx, questions) = mpsc::unbounded_channel();
-    let printer = tokio::spawn(print_envelopes(envelopes, cli.json, questions_tx));
+    let printer = tokio::spawn(print_envelopes(
+        envelopes,
+        cli.json,
+        cli.inspect,
+        questions_tx,
+    ));
     let mut answering = Answering {
         session: session.clone(),
         mode: ApprovalMode::detect(cli.yes),
@@ -526,10 +536,17 @@ impl Answering {
 async fn print_envelopes(
     mut envelopes: mpsc::UnboundedReceiver<Envelope>,
     json: bool,
+    inspect: bool,
     questions: mpsc::UnboundedSender<ApprovalRequest>,
 ) {
     let mut stdout = std::io::stdout();
+    let mut recorder = inspect::RunRecorder::default();
     while let Some(envelope) = envelopes.recv().await {
+        let inspected = if inspect {
+            recorder.take(&envelope)
+        } else {
+            None
+        };
         if let EnvelopePayload::Notice(HostNotice::ApprovalRequested(request)) = &envelope.payload {
             let _ = questions.send(request.clone());
         }
@@ -540,14 +557,27 @@ async fn print_envelopes(
                 }
                 Err(error) => eprintln!("pi-chat: cannot encode an envelope: {error}"),
             }
+            if let Some(summary) = &inspected {
+                let line = serde_json::json!({"v": desktop_host::wire::PROTOCOL_VERSION, "kind": "inspection", "run": summary});
+                let _ = writeln!(stdout, "{line}");
+            }
             let _ = stdout.flush();
             continue;
+        }
+        if let Some(summary) = &inspected {
+            let _ = writeln!(stdout, "{}", inspect::summary_text(summary));
         }
         match &envelope.payload {
             EnvelopePayload::Event(event) => print_event(event, &mut stdout),
             EnvelopePayload::Notice(HostNotice::Error { message, .. }) => {
                 eprintln!("pi-chat: {message}")
             }
+            EnvelopePayload::Notice(HostNotice::ModelRetry(retry)) => eprintln!(
+                "[retrying in {:.0} s ({}/{})]",
+                retry.delay_ms as f64 / 1000.0,
+                retry.attempt,
+                retry.max_retries
+            ),
             // Questions are answered above; their resolution needs no line of its own.
             // The chat says what it queued when the line is typed; the rest needs no line of its own.
             EnvelopePayload::Notice(
@@ -558,7 +588,8 @@ async fn print_envelopes(
                 | HostNotice::MessageQueued { .. }
                 | HostNotice::QueuedMessageConsumed { .. }
                 | HostNotice::QueuedMessageCancelled { .. }
-                | HostNotice::QueuedMessagesHeld { .. },
+                | HostNotice::QueuedMessagesHeld { .. }
+                | HostNotice::TurnRequest(_),
             ) => {}
         }
         let _ = stdout.flush();
