@@ -55,6 +55,9 @@ fn main() {
         "list_models",
         "describe_model",
         "test_connection",
+        "provider_status",
+        "detect_local_servers",
+        "set_conversation_model",
     ]);
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {

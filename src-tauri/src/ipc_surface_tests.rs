@@ -698,7 +698,8 @@ fn the_main_window_may_read_the_settings_and_gets_no_key() {
     let view = invoke(&main_window, "get_settings").unwrap();
 
     assert_eq!(view["apiKeySet"], json!(false));
-    assert_eq!(view["presets"].as_array().unwrap().len(), 7);
+    assert_eq!(view["presets"].as_array().unwrap().len(), 8);
+    assert_eq!(view["keysStored"], json!([]));
     assert_eq!(view["language"], json!("auto"));
     assert_eq!(view["keyStorage"], json!("unavailable"));
 }
@@ -720,6 +721,37 @@ fn the_main_window_may_accept_the_key_file_and_the_view_then_says_file() {
     let again = invoke(&main_window, "get_settings").unwrap();
     assert_eq!(again["keyStorage"], json!("file"));
     assert!(key_file.exists());
+}
+
+#[test]
+fn a_key_goes_to_the_provider_the_form_names_and_never_comes_back() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    invoke(&main_window, "accept_key_file_fallback").unwrap();
+
+    let view = call(
+        &main_window,
+        "set_api_key",
+        json!({"preset": "custom", "key": "sk-custom-secret"}),
+    )
+    .unwrap();
+
+    assert_eq!(view["keysStored"], json!(["custom"]));
+    assert_eq!(view["apiKeySet"], json!(false), "nothing is saved yet");
+    assert!(!view.to_string().contains("sk-custom-secret"), "{view}");
+    let deleted = call(&main_window, "delete_api_key", json!({"preset": "custom"})).unwrap();
+    assert_eq!(deleted["keysStored"], json!([]));
+    let refused = call(
+        &main_window,
+        "set_api_key",
+        json!({"preset": "ollama", "key": "sk-custom-secret"}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["kind"], json!("invalid"));
+    assert!(
+        !refused.to_string().contains("sk-custom-secret"),
+        "{refused}"
+    );
 }
 
 /// The run's approval question, once it came.

@@ -105,6 +105,9 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         commands::models::list_models,
         commands::models::describe_model,
         commands::models::test_connection,
+        commands::models::provider_status,
+        commands::models::detect_local_servers,
+        commands::models::set_conversation_model,
     ])
 }
 
@@ -154,7 +157,9 @@ pub fn run() -> Result<(), RunError> {
             app.manage(commands::mcp::McpWatchers::default());
             app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
             app.manage(conversations);
-            app.manage(desktop_host::model_list::ModelLists::new(settings.config_dir()));
+            app.manage(desktop_host::model_list::ModelLists::new(
+                settings.config_dir(),
+            ));
             app.manage(settings);
             tracing::info!(
                 version = %app.package_info().version,

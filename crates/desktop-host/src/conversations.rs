@@ -22,6 +22,7 @@
 //!   sent to a model as if it were whole.
 //! - No lock is held across an `.await`; store calls are short and synchronous (see the `store` module).
 
+mod conversation_model;
 mod export_file;
 mod inspection;
 mod live_stream;
@@ -484,7 +485,10 @@ impl Conversations {
                         .create_conversation(Some(&options.settings.model))?;
                     (summary.id, Vec::new())
                 }
-                Planned::Stored(id, messages) => (id, messages),
+                Planned::Stored(id, messages) => {
+                    conversation_model::with_stored_model(&self.inner.store, &id, &mut options);
+                    (id, messages)
+                }
             };
             options.messages = messages;
             options.recorder = Some(Arc::new(Mutex::new(ConversationRecorder::new(

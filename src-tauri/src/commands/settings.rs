@@ -33,30 +33,33 @@ pub(crate) async fn save_settings(
     .await
 }
 
-/// Stores the key for the chosen provider in the keychain; write-only.
+/// Stores the key for the provider of `preset`, the one the form shows (blank: the saved preset's), in the
+/// keychain; write-only.
 #[tauri::command]
 pub(crate) async fn set_api_key(
     service: State<'_, SettingsService>,
     conversations: State<'_, Conversations>,
+    preset: Option<String>,
     key: String,
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
     off_the_workers(move || -> Result<SettingsView, CommandError> {
-        let view = service.set_api_key(&key)?;
+        let view = service.set_api_key(preset.as_deref().unwrap_or_default(), &key)?;
         apply_to_open_conversations(&service, &conversations)?;
         Ok(view)
     })
     .await
 }
 
-/// Deletes the chosen provider's stored key.
+/// Deletes the stored key of `preset`'s provider (blank: the saved preset's).
 #[tauri::command]
 pub(crate) async fn delete_api_key(
     service: State<'_, SettingsService>,
+    preset: Option<String>,
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
-    off_the_workers(move || service.delete_api_key()).await
+    off_the_workers(move || service.delete_api_key(preset.as_deref().unwrap_or_default())).await
 }
 
 /// The user confirmed keeping keys in a private file (no keychain answers); creates it and returns the view.

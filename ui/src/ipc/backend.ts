@@ -197,13 +197,17 @@ export function saveSettings(settings: SettingsInput): Promise<SettingsView> {
   return invoke<SettingsView>("save_settings", { settings });
 }
 
-/** Stores the API key in the OS keychain; the UI never reads it back. */
-export function setApiKey(key: string): Promise<SettingsView> {
-  return invoke<SettingsView>("set_api_key", { key });
+/**
+ * Stores the API key in the OS keychain for the provider of `preset`, the one the form shows (omitted: the saved
+ * preset's); the UI never reads it back.
+ */
+export function setApiKey(key: string, preset?: string): Promise<SettingsView> {
+  return invoke<SettingsView>("set_api_key", preset === undefined ? { key } : { key, preset });
 }
 
-export function deleteApiKey(): Promise<SettingsView> {
-  return invoke<SettingsView>("delete_api_key");
+/** Deletes the stored key of `preset`'s provider (omitted: the saved preset's). */
+export function deleteApiKey(preset?: string): Promise<SettingsView> {
+  return invoke<SettingsView>("delete_api_key", preset === undefined ? {} : { preset });
 }
 
 /** The user confirmed keeping keys in a private file because no keychain answers; the backend creates it. */

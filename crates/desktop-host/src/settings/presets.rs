@@ -21,6 +21,9 @@ pub enum ProviderPreset {
     /// A local llama.cpp server (`llama-server`).
     #[serde(rename = "llamacpp", alias = "llama.cpp")]
     LlamaCpp,
+    /// Any other OpenAI-compatible server (vLLM, LM Studio, a company gateway): its base URL is typed, and its
+    /// key has a slot of its own.
+    Custom,
 }
 
 /// What a preset fills in.
@@ -43,7 +46,7 @@ pub const OLLAMA_DEFAULT_BASE_URL: &str = "http://127.0.0.1:11434/v1";
 
 impl ProviderPreset {
     /// Every preset.
-    pub const ALL: [ProviderPreset; 7] = [
+    pub const ALL: [ProviderPreset; 8] = [
         ProviderPreset::Openai,
         ProviderPreset::Anthropic,
         ProviderPreset::Deepseek,
@@ -51,6 +54,7 @@ impl ProviderPreset {
         ProviderPreset::Qwen,
         ProviderPreset::Ollama,
         ProviderPreset::LlamaCpp,
+        ProviderPreset::Custom,
     ];
 
     /// The preset's defaults.
@@ -105,6 +109,15 @@ impl ProviderPreset {
                 model: "default",
                 key_env: None,
             },
+            // The base URL is the user's; this one only fills the field. Its own endpoint never demands a key
+            // (resolution asks for one only at a preset's hosted endpoint), yet one kept for it is sent.
+            ProviderPreset::Custom => PresetDefaults {
+                provider: "custom",
+                api: "openai-completions",
+                base_url: "http://127.0.0.1:8000/v1",
+                model: "default",
+                key_env: Some("PI_API_KEY"),
+            },
         }
     }
 
@@ -118,6 +131,7 @@ impl ProviderPreset {
             ProviderPreset::Qwen => "qwen",
             ProviderPreset::Ollama => "ollama",
             ProviderPreset::LlamaCpp => "llamacpp",
+            ProviderPreset::Custom => "custom",
         }
     }
 

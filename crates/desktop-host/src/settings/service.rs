@@ -111,6 +111,8 @@ pub struct SettingsView {
     #[serde(flatten)]
     pub settings: SettingsInput,
     pub api_key_set: bool,
+    /// The presets (ids) a key is stored for, so the form can say whether the provider it shows has one.
+    pub keys_stored: Vec<&'static str>,
     pub key_storage: KeyStorageView,
     pub presets: Vec<PresetView>,
 }
@@ -214,6 +216,10 @@ impl SettingsService {
             (Some(provider), Some(keys)) => keys.has_key(provider).map_err(keychain_error)?,
             _ => false,
         };
+        let keys_stored = match keys.as_ref() {
+            Some(keys) => stored_key_presets(keys)?,
+            None => Vec::new(),
+        };
         let key_storage = match keys.map(|keys| keys.storage()) {
             Some(KeyStorage::Keychain { .. }) => KeyStorageView::Keychain,
             Some(KeyStorage::File { .. }) => KeyStorageView::File,
@@ -222,6 +228,7 @@ impl SettingsService {
         Ok(SettingsView {
             settings: input_from_file(&file),
             api_key_set,
+            keys_stored,
             key_storage,
             presets: ProviderPreset::ALL.into_iter().map(preset_view).collect(),
         })
@@ -246,10 +253,14 @@ impl SettingsService {
         self.view()
     }
 
-    /// Stores `key` for the chosen preset's provider (write-only) and returns the new view.
-    pub fn set_api_key(&self, key: &str) -> Result<SettingsView, SettingsServiceError> {
-        let file = self.load()?;
-        let provider = key_provider(&file).ok_or_else(no_key_provider)?;
+    /// Stores `key` (write-only) for the provider of `preset`, the one the form shows (blank: the saved
+    /// preset's), whatever is saved yet, and returns the new view.
+    pub fn set_api_key(
+        &self,
+        preset: &str,
+        key: &str,
+    ) -> Result<SettingsView, SettingsServiceError> {
+        let provider = self.key_provider_for(preset)?.ok_or_else(no_key_provider)?;
         let keys = self
             .key_store()?
             .ok_or_else(|| self.needs_consent_error())?;
@@ -258,15 +269,34 @@ impl SettingsService {
         self.view()
     }
 
-    /// Deletes the chosen preset's stored key (a no-op when none is stored) and returns the new view.
-    pub fn delete_api_key(&self) -> Result<SettingsView, SettingsServiceError> {
-        let file = self.load()?;
-        if let Some(provider) = key_provider(&file)
+    /// Deletes the stored key of `preset`'s provider (blank: the saved preset's; a no-op when none is stored)
+    /// and returns the new view.
+    pub fn delete_api_key(&self, preset: &str) -> Result<SettingsView, SettingsServiceError> {
+        if let Some(provider) = self.key_provider_for(preset)?
             && let Some(keys) = self.key_store()?
         {
             keys.delete_key(provider).map_err(keychain_error)?;
         }
         self.view()
+    }
+
+    /// pi's provider id a key for `preset` is kept under: the named preset's, else the saved one's; `None`
+    /// when that preset takes no key.
+    fn key_provider_for(&self, preset: &str) -> Result<Option<&'static str>, SettingsServiceError> {
+        if preset.trim().is_empty() {
+            return Ok(key_provider(&self.load()?));
+        }
+        let preset = ProviderPreset::parse(preset).ok_or_else(|| {
+            SettingsServiceError::new(
+                SettingsFailure::Invalid,
+                format!(
+                    "Unknown provider preset {:?}: pick one from the list.",
+                    preset.trim()
+                ),
+            )
+        })?;
+        let defaults = preset.defaults();
+        Ok(defaults.key_env.map(|_| defaults.provider))
     }
 
     /// The value kept under `name` in the key store (an MCP server's `{"keychain": NAME}` value); `None` when
@@ -409,11 +439,23 @@ fn key_provider(file: &SettingsFile) -> Option<&'static str> {
         .map(|defaults| defaults.provider)
 }
 
+/// The presets whose key is stored, in the presets' order.
+fn stored_key_presets(keys: &ApiKeys) -> Result<Vec<&'static str>, SettingsServiceError> {
+    let mut stored = Vec::new();
+    for preset in ProviderPreset::ALL {
+        let defaults = preset.defaults();
+        if defaults.key_env.is_some() && keys.has_key(defaults.provider).map_err(keychain_error)? {
+            stored.push(preset.as_str());
+        }
+    }
+    Ok(stored)
+}
+
 fn no_key_provider() -> SettingsServiceError {
     SettingsServiceError::new(
         SettingsFailure::Invalid,
-        "Choose and save a provider that needs a key (OpenAI, Anthropic, DeepSeek, OpenRouter, Qwen) first; \
-         for a custom endpoint set PI_API_KEY before starting the app.",
+        "This provider takes no key: choose one that does (OpenAI, Anthropic, DeepSeek, OpenRouter, Qwen, or \
+         Custom, OpenAI-compatible).",
     )
 }
 
@@ -437,6 +479,7 @@ fn preset_label(preset: ProviderPreset) -> &'static str {
         ProviderPreset::Qwen => "Qwen (DashScope)",
         ProviderPreset::Ollama => "Ollama (local)",
         ProviderPreset::LlamaCpp => "llama.cpp (local)",
+        ProviderPreset::Custom => "Custom, OpenAI-compatible",
     }
 }
 

@@ -251,3 +251,99 @@ fn a_typed_model_id_gets_its_figures() {
     assert_eq!(entry["pricing"]["input"], 3.0);
     assert_eq!(entry["factsAsOf"], "2025-11");
 }
+
+#[test]
+fn provider_status_says_usable_with_the_model_or_what_is_missing() {
+    let test_app = test_app();
+    let window = main_window(&test_app.app);
+    std::fs::create_dir_all(test_app.config_dir()).unwrap();
+    let settings_file = test_app.config_dir().join("settings.json");
+
+    std::fs::write(
+        &settings_file,
+        json!({"provider": "llamacpp", "baseUrl": "http://127.0.0.1:9/v1", "model": "house-model"})
+            .to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        call(&window, "provider_status", json!({})).unwrap(),
+        json!({"status": "usable", "provider": "llama.cpp", "model": "house-model"})
+    );
+
+    std::fs::write(&settings_file, json!({"provider": "deepseek"}).to_string()).unwrap();
+    let status = call(&window, "provider_status", json!({})).unwrap();
+    assert_eq!(status["status"], "unusable", "{status}");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("DEEPSEEK_API_KEY"),
+        "{status}"
+    );
+}
+
+#[test]
+fn a_conversations_model_is_stored_and_its_session_uses_it_from_the_next_turn() {
+    let test_app = test_app();
+    let window = main_window(&test_app.app);
+    std::fs::create_dir_all(test_app.config_dir()).unwrap();
+    std::fs::write(
+        test_app.config_dir().join("settings.json"),
+        json!({"provider": "llamacpp", "baseUrl": "http://127.0.0.1:9/v1"}).to_string(),
+    )
+    .unwrap();
+    let state = call(&window, "get_state", json!({})).unwrap();
+    let conversation_id = state["conversationId"].as_str().unwrap().to_owned();
+
+    let chosen = call(
+        &window,
+        "set_conversation_model",
+        json!({"conversationId": conversation_id, "model": " house-model "}),
+    )
+    .unwrap();
+    assert_eq!(chosen, Value::Null);
+
+    let state = call(&window, "get_state", json!({})).unwrap();
+    assert_eq!(state["model"]["id"], "house-model", "{state}");
+    let list = call(&window, "list_conversations", json!({})).unwrap();
+    let stored: Vec<&Value> = list["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|day| day["conversations"].as_array().unwrap())
+        .filter(|conversation| conversation["id"] == conversation_id)
+        .collect();
+    assert_eq!(stored.len(), 1, "{list}");
+    assert_eq!(stored[0]["model"], "house-model");
+
+    let blank = call(
+        &window,
+        "set_conversation_model",
+        json!({"conversationId": conversation_id, "model": "  "}),
+    )
+    .unwrap_err();
+    assert_eq!(blank["kind"], "invalid", "{blank}");
+}
+
+#[test]
+fn ollama_is_looked_for_where_ollama_host_says_else_at_its_default_address() {
+    let env = |value: &str| -> HashMap<String, String> {
+        [("OLLAMA_HOST".to_owned(), value.to_owned())].into()
+    };
+    assert_eq!(
+        super::ollama_base_url(&HashMap::new()),
+        "http://127.0.0.1:11434/v1"
+    );
+    assert_eq!(
+        super::ollama_base_url(&env("127.0.0.1:5000")),
+        "http://127.0.0.1:5000/v1"
+    );
+    assert_eq!(
+        super::ollama_base_url(&env("http://box.local:11434/")),
+        "http://box.local:11434/v1"
+    );
+    assert_eq!(
+        super::ollama_base_url(&env("  ")),
+        "http://127.0.0.1:11434/v1"
+    );
+}

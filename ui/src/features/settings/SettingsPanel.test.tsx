@@ -37,6 +37,7 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     systemPrompt: "",
     language: "auto",
     apiKeySet,
+    keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,
     presets: [
       { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", needsKey: true },

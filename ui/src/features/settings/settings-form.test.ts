@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { SettingsView } from "../../ipc/wire";
-import { applyPreset, keySection, settingsInput } from "./settings-form";
+import { applyPreset, keySection, keyStoredFor, settingsInput } from "./settings-form";
 
 const view: SettingsView = {
   preset: "openai",
@@ -12,6 +12,7 @@ const view: SettingsView = {
   systemPrompt: "Be brief.",
   language: "auto",
   apiKeySet: true,
+  keysStored: ["openai"],
   keyStorage: "keychain",
   presets: [
     { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", needsKey: true },
@@ -48,5 +49,14 @@ describe("settings form", () => {
       systemPrompt: "Be brief.",
       language: "auto",
     });
+  });
+});
+
+describe("the key status", () => {
+  it("describes the provider the form shows, not the saved one", () => {
+    const view = { apiKeySet: true, keysStored: ["openai", "custom"] };
+    expect(keyStoredFor(view, "custom")).toBe(true);
+    expect(keyStoredFor(view, "deepseek")).toBe(false);
+    expect(keyStoredFor({ apiKeySet: false, keysStored: ["custom"] }, "")).toBe(false);
   });
 });

@@ -35,3 +35,11 @@ export function applyPreset(form: SettingsInput, presets: readonly PresetView[],
   if (preset === undefined) return { ...form, preset: presetId };
   return { ...form, preset: preset.id, api: preset.api, baseUrl: preset.baseUrl, model: preset.model };
 }
+
+/**
+ * Whether a key is stored for the provider the form shows (not the saved one): a blank form preset means the
+ * saved preset, whose status the view carries.
+ */
+export function keyStoredFor(view: Pick<SettingsView, "apiKeySet" | "keysStored">, presetId: string): boolean {
+  return presetId === "" ? view.apiKeySet : view.keysStored.includes(presetId);
+}

@@ -5,7 +5,11 @@ import type { PresetView } from "./PresetView";
 /**
  * What `get_settings` and the other settings commands return: never the key, only whether one is stored.
  */
-export type SettingsView = { apiKeySet: boolean, keyStorage: KeyStorageView, presets: Array<PresetView>, preset: string, api: string, baseUrl: string, model: string, thinkingLevel: string, systemPrompt: string, 
+export type SettingsView = { apiKeySet: boolean, 
+/**
+ * The presets (ids) a key is stored for, so the form can say whether the provider it shows has one.
+ */
+keysStored: Array<string>, keyStorage: KeyStorageView, presets: Array<PresetView>, preset: string, api: string, baseUrl: string, model: string, thinkingLevel: string, systemPrompt: string, 
 /**
  * `auto`, `en` or `zh`.
  */

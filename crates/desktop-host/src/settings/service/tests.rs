@@ -97,10 +97,13 @@ fn a_fresh_config_folder_shows_no_preset_no_key_and_every_preset() {
             "openrouter",
             "qwen",
             "ollama",
-            "llamacpp"
+            "llamacpp",
+            "custom"
         ]
     );
     assert!(!view.presets.iter().any(|p| p.id == "ollama" && p.needs_key));
+    assert!(view.presets.iter().any(|p| p.id == "custom" && p.needs_key));
+    assert!(view.keys_stored.is_empty());
 }
 
 #[test]
@@ -156,7 +159,7 @@ fn a_key_is_stored_for_the_presets_provider_and_never_shown() {
     let (service, backend) = with_keychain(config.path());
     service.save(&openai_input()).unwrap();
 
-    let view = service.set_api_key("  sk-test-secret  ").unwrap();
+    let view = service.set_api_key("", "  sk-test-secret  ").unwrap();
 
     assert!(view.api_key_set);
     assert_eq!(
@@ -170,8 +173,54 @@ fn a_key_is_stored_for_the_presets_provider_and_never_shown() {
     );
     let shown = serde_json::to_string(&view).unwrap();
     assert!(!shown.contains("sk-test-secret"), "{shown}");
-    let deleted = service.delete_api_key().unwrap();
+    let deleted = service.delete_api_key("").unwrap();
     assert!(!deleted.api_key_set);
+    assert!(backend.keys.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_key_goes_to_the_provider_the_form_names_not_the_one_saved_before() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, backend) = with_keychain(config.path());
+    service.save(&openai_input()).unwrap();
+
+    let view = service
+        .set_api_key("deepseek", "sk-deepseek-secret")
+        .unwrap();
+
+    assert!(
+        !view.api_key_set,
+        "the saved preset (OpenAI) still has no key"
+    );
+    assert_eq!(view.keys_stored, vec!["deepseek"]);
+    assert_eq!(
+        backend
+            .keys
+            .lock()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>(),
+        vec!["deepseek".to_owned()]
+    );
+    let custom = service.set_api_key("custom", "sk-custom-secret").unwrap();
+    assert_eq!(custom.keys_stored, vec!["deepseek", "custom"]);
+    let deleted = service.delete_api_key("deepseek").unwrap();
+    assert_eq!(deleted.keys_stored, vec!["custom"]);
+    let shown = serde_json::to_string(&deleted).unwrap();
+    assert!(!shown.contains("secret"), "{shown}");
+}
+
+#[test]
+fn a_key_for_a_local_preset_or_an_unknown_one_is_refused_as_invalid() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, backend) = with_keychain(config.path());
+
+    for preset in ["ollama", "llamacpp", "nonsense"] {
+        let error = service.set_api_key(preset, "sk-test-secret").unwrap_err();
+        assert_eq!(error.kind, SettingsFailure::Invalid, "{preset}");
+        assert!(!error.message.contains("sk-test-secret"));
+    }
     assert!(backend.keys.lock().unwrap().is_empty());
 }
 
@@ -181,7 +230,7 @@ fn without_a_keychain_a_key_is_refused_with_a_keychain_error_and_no_file_is_writ
     let service = without_keychain(config.path());
     service.save(&openai_input()).unwrap();
 
-    let error = service.set_api_key("sk-test-secret").unwrap_err();
+    let error = service.set_api_key("", "sk-test-secret").unwrap_err();
 
     assert_eq!(error.kind, SettingsFailure::Keychain);
     assert!(
@@ -199,7 +248,7 @@ fn a_key_without_a_preset_that_takes_one_is_refused_as_invalid() {
     let config = tempfile::tempdir().unwrap();
     let (service, backend) = with_keychain(config.path());
 
-    let error = service.set_api_key("sk-test-secret").unwrap_err();
+    let error = service.set_api_key("", "sk-test-secret").unwrap_err();
 
     assert_eq!(error.kind, SettingsFailure::Invalid);
     assert!(backend.keys.lock().unwrap().is_empty());
@@ -235,13 +284,13 @@ fn after_consent_keys_go_to_a_private_file_and_never_into_a_result() {
     let config = tempfile::tempdir().unwrap();
     let service = without_keychain(config.path());
     service.save(&openai_input()).unwrap();
-    let refused = service.set_api_key("sk-test-secret").unwrap_err();
+    let refused = service.set_api_key("", "sk-test-secret").unwrap_err();
     assert_eq!(refused.kind, SettingsFailure::Keychain);
 
     let accepted = service.accept_key_file_fallback().unwrap();
     assert_eq!(accepted.key_storage, KeyStorageView::File);
     assert!(!accepted.api_key_set);
-    let view = service.set_api_key("sk-test-secret").unwrap();
+    let view = service.set_api_key("", "sk-test-secret").unwrap();
 
     assert!(view.api_key_set);
     assert_eq!(view.key_storage, KeyStorageView::File);
