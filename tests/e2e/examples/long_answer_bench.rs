@@ -3,7 +3,8 @@
 //! (median, p95, max), the time from the model server's last byte to idle, and the whole run. Run it with
 //! `scripts/bench-long-answer.sh --mb 1 --runs 3` (it builds the app like `scripts/test-e2e.sh` and runs this
 //! under Xvfb), or by hand: `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example long_answer_bench
-//! -- --mb 1 --runs 3`.
+//! -- --mb 1 --runs 3`. `--inspector 1` opens the loop inspector before Send, to measure what it costs while
+//! the answer streams.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -32,8 +33,8 @@ use model_server::LaunchApp;
 
 const DELTA_CHARS: usize = 24;
 
-fn parse_options() -> (usize, usize) {
-    let (mut megabytes, mut runs) = (1, 3);
+fn parse_options() -> (usize, usize, bool) {
+    let (mut megabytes, mut runs, mut inspector) = (1, 3, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value: usize = args
@@ -43,10 +44,11 @@ fn parse_options() -> (usize, usize) {
         match arg.as_str() {
             "--mb" => megabytes = value,
             "--runs" => runs = value,
-            other => panic!("unknown argument {other}; use --mb N --runs N"),
+            "--inspector" => inspector = value != 0,
+            other => panic!("unknown argument {other}; use --mb N --runs N --inspector 0|1"),
         }
     }
-    (megabytes, runs)
+    (megabytes, runs, inspector)
 }
 
 fn ms(duration: Duration) -> String {
@@ -55,14 +57,15 @@ fn ms(duration: Duration) -> String {
 
 #[tokio::main]
 async fn main() {
-    let (megabytes, runs) = parse_options();
+    let (megabytes, runs, inspector) = parse_options();
     let answer = markdown_answer(megabytes * 1_000_000);
     let deltas = answer.deltas(DELTA_CHARS);
     println!(
-        "answer: {} characters, {} sections, {} deltas of {DELTA_CHARS} characters",
+        "answer: {} characters, {} sections, {} deltas of {DELTA_CHARS} characters; loop inspector {}",
         answer.text.len(),
         answer.sections,
-        deltas.len()
+        deltas.len(),
+        if inspector { "open" } else { "closed" }
     );
     println!(
         "run  probes  p50_ms  p95_ms  max_ms  last_byte_to_idle_ms  send_to_idle_ms  complete_at_idle"
@@ -72,6 +75,15 @@ async fn main() {
             .await
             .unwrap();
         let app = server.launch_app().await;
+        if inspector {
+            app.find_test_id("inspector-toggle")
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            app.find_test_id("inspector-panel").await.unwrap();
+        }
         app.send_prompt("Write a very long structured document")
             .await
             .unwrap();

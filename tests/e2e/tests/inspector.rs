@@ -113,6 +113,8 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
     app.wait_for_xpath(r#"//*[@data-testid="assistant-text" and contains(., "Let me think")]"#)
         .await
         .unwrap();
+    wait_for_exits(&app, &["done", "running"]).await;
+    app.screenshot("inspector-live").await.unwrap();
     stop_the_answer(&app, &server, CLOSE_DEADLINE).await;
     wait_until_idle(&app).await;
     wait_for_exits(&app, &["done", "aborted"]).await;
@@ -155,7 +157,34 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
         .unwrap();
     replay_buttons.last().unwrap().click().await.unwrap();
     again.find_test_id("replay-controls").await.unwrap();
-    again.find_test_id("replay-step").await.unwrap();
+    // It opens paused, before the run; Step moves one event.
+    again
+        .wait_for_css(r#"[data-testid="replay-controls"][data-state="paused"]"#)
+        .await
+        .unwrap();
+    let position = |app: &AppUnderTest| {
+        let client = app.client().clone();
+        async move {
+            client
+                .execute(
+                    r#"return document.querySelector('[data-testid="replay-position"]').textContent;"#,
+                    Vec::new(),
+                )
+                .await
+                .unwrap()
+        }
+    };
+    let before_step = position(&again).await;
+    again.find_test_id("replay-step").await.unwrap().click().await.unwrap();
+    let stepped = again
+        .wait_for_xpath(&format!(
+            r#"//*[@data-testid="replay-position" and normalize-space(.)!="{}"]"#,
+            before_step.as_str().unwrap()
+        ))
+        .await
+        .unwrap();
+    assert!(stepped.text().await.unwrap().starts_with("event "));
+    again.screenshot("inspector-replay").await.unwrap();
     again
         .find_test_id("replay-speed")
         .await
@@ -163,6 +192,7 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
         .select_by_value("100")
         .await
         .unwrap();
+    again.find_test_id("replay-play").await.unwrap().click().await.unwrap();
     again
         .wait_for_css(r#"[data-testid="replay-controls"][data-state="finished"]"#)
         .await

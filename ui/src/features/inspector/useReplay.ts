@@ -30,7 +30,8 @@ export function useReplay(): ReplayControls {
   const start = useCallback((conversationId: string, logId: number) => {
     setError(null);
     runReplay(conversationId, logId).then(
-      (stored) => setReplay({ ...startReplay(conversationId, logId, stored), playing: true }),
+      // It opens paused on the conversation as it stood before the run: Play or Step moves it.
+      (stored) => setReplay(startReplay(conversationId, logId, stored)),
       (reason: unknown) => setError(messageOf(reason)),
     );
   }, []);
