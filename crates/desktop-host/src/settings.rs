@@ -7,6 +7,7 @@ mod api_key;
 mod approval_settings;
 mod connection_settings;
 mod file;
+mod file_update;
 mod presets;
 mod queue_settings;
 mod resolve;

@@ -3,9 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{
-    SettingsFailure, SettingsFile, SettingsService, SettingsServiceError, save_settings,
-};
+use crate::settings::{SettingsFile, SettingsService, SettingsServiceError};
 
 /// What the settings screen's approval section reads and saves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -36,18 +34,9 @@ impl SettingsService {
         &self,
         settings: ApprovalSettings,
     ) -> Result<ApprovalSettings, SettingsServiceError> {
-        let path = self.settings_path().ok_or_else(|| SettingsServiceError {
-            kind: SettingsFailure::Storage,
-            message:
-                "This system names no config folder for the settings; set HOME and restart the app."
-                    .to_owned(),
-        })?;
-        let mut file = self.load()?;
         // Off is the default, so it is written as the key's absence.
-        file.ask_before_built_in_tools = settings.ask_before_built_in_tools.then_some(true);
-        save_settings(&path, &file).map_err(|error| SettingsServiceError {
-            kind: SettingsFailure::Storage,
-            message: format!("{error}. Check that the folder is writable and the disk has space."),
+        self.update_file(|file| {
+            file.ask_before_built_in_tools = settings.ask_before_built_in_tools.then_some(true);
         })?;
         self.approval_settings()
     }
@@ -59,21 +48,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::secrets::{FallbackOffer, KeyStoreSetup, KeychainUnavailable};
     use crate::settings::SETTINGS_FILE_NAME;
 
     fn service(config_dir: &std::path::Path) -> SettingsService {
-        SettingsService::new(
-            Some(config_dir.to_path_buf()),
-            Box::new(|dir: &std::path::Path| {
-                KeyStoreSetup::NeedsFallbackConsent(FallbackOffer {
-                    keychain_unavailable: KeychainUnavailable {
-                        reason: "not in tests".to_owned(),
-                    },
-                    file: dir.join("api-keys.json"),
-                })
-            }),
-        )
+        crate::settings::file_update::service_without_keychain(config_dir)
     }
 
     #[test]

@@ -19,9 +19,7 @@ use std::time::Duration;
 use pi_ai::providers::{ProxyChoice, redact_credentials};
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{
-    SettingsFailure, SettingsFile, SettingsService, SettingsServiceError, save_settings,
-};
+use crate::settings::{SettingsFailure, SettingsFile, SettingsService, SettingsServiceError};
 
 /// The idle timeout when the settings name none, in seconds.
 pub const DEFAULT_IDLE_TIMEOUT_SECONDS: u32 = 120;
@@ -198,34 +196,25 @@ impl SettingsService {
                 kind: SettingsFailure::Invalid,
                 message,
             })?;
-        let path = self.settings_path().ok_or_else(|| SettingsServiceError {
-            kind: SettingsFailure::Storage,
-            message:
-                "This system names no config folder for the settings; set HOME and restart the app."
-                    .to_owned(),
-        })?;
-        let mut file = self.load()?;
-        let defaults = ConnectionSettings::default();
-        let stored = |value: u32, default: u32| (value != default).then_some(value);
-        file.idle_timeout_seconds =
-            stored(settings.idle_timeout_seconds, defaults.idle_timeout_seconds);
-        file.head_timeout_seconds =
-            stored(settings.head_timeout_seconds, defaults.head_timeout_seconds);
-        file.max_retries = stored(settings.max_retries, defaults.max_retries);
-        file.max_retry_delay_seconds = stored(
-            settings.max_retry_delay_seconds,
-            defaults.max_retry_delay_seconds,
-        );
-        file.proxy = match &settings.proxy {
-            ProxySetting::System => None,
-            ProxySetting::None => Some(ProxySetting::None),
-            ProxySetting::Manual { url } => Some(ProxySetting::Manual {
-                url: url.trim().to_owned(),
-            }),
-        };
-        save_settings(&path, &file).map_err(|error| SettingsServiceError {
-            kind: SettingsFailure::Storage,
-            message: format!("{error}. Check that the folder is writable and the disk has space."),
+        self.update_file(|file| {
+            let defaults = ConnectionSettings::default();
+            let stored = |value: u32, default: u32| (value != default).then_some(value);
+            file.idle_timeout_seconds =
+                stored(settings.idle_timeout_seconds, defaults.idle_timeout_seconds);
+            file.head_timeout_seconds =
+                stored(settings.head_timeout_seconds, defaults.head_timeout_seconds);
+            file.max_retries = stored(settings.max_retries, defaults.max_retries);
+            file.max_retry_delay_seconds = stored(
+                settings.max_retry_delay_seconds,
+                defaults.max_retry_delay_seconds,
+            );
+            file.proxy = match &settings.proxy {
+                ProxySetting::System => None,
+                ProxySetting::None => Some(ProxySetting::None),
+                ProxySetting::Manual { url } => Some(ProxySetting::Manual {
+                    url: url.trim().to_owned(),
+                }),
+            };
         })?;
         self.connection_settings()
     }
@@ -236,21 +225,10 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::secrets::{FallbackOffer, KeyStoreSetup, KeychainUnavailable};
 
     /// No key store: these settings never touch keys.
     fn service(config_dir: &std::path::Path) -> SettingsService {
-        SettingsService::new(
-            Some(config_dir.to_path_buf()),
-            Box::new(|dir: &std::path::Path| {
-                KeyStoreSetup::NeedsFallbackConsent(FallbackOffer {
-                    keychain_unavailable: KeychainUnavailable {
-                        reason: "not in tests".to_owned(),
-                    },
-                    file: dir.join("api-keys.json"),
-                })
-            }),
-        )
+        crate::settings::file_update::service_without_keychain(config_dir)
     }
 
     #[test]

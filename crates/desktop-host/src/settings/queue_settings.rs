@@ -5,9 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::session::QueueMode;
-use crate::settings::{
-    SettingsFailure, SettingsFile, SettingsService, SettingsServiceError, save_settings,
-};
+use crate::settings::{SettingsFile, SettingsService, SettingsServiceError};
 
 /// What the settings screen's queue section reads and saves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -41,20 +39,11 @@ impl SettingsService {
         &self,
         settings: QueueSettings,
     ) -> Result<QueueSettings, SettingsServiceError> {
-        let path = self.settings_path().ok_or_else(|| SettingsServiceError {
-            kind: SettingsFailure::Storage,
-            message:
-                "This system names no config folder for the settings; set HOME and restart the app."
-                    .to_owned(),
-        })?;
-        let mut file = self.load()?;
         // One at a time is the default, so it is written as the key's absence.
         let stored = |mode: QueueMode| (mode != QueueMode::default()).then_some(mode);
-        file.steering_mode = stored(settings.steering_mode);
-        file.follow_up_mode = stored(settings.follow_up_mode);
-        save_settings(&path, &file).map_err(|error| SettingsServiceError {
-            kind: SettingsFailure::Storage,
-            message: format!("{error}. Check that the folder is writable and the disk has space."),
+        self.update_file(|file| {
+            file.steering_mode = stored(settings.steering_mode);
+            file.follow_up_mode = stored(settings.follow_up_mode);
         })?;
         self.queue_settings()
     }
@@ -66,21 +55,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::secrets::{FallbackOffer, KeyStoreSetup, KeychainUnavailable};
     use crate::settings::SETTINGS_FILE_NAME;
 
     fn service(config_dir: &std::path::Path) -> SettingsService {
-        SettingsService::new(
-            Some(config_dir.to_path_buf()),
-            Box::new(|dir: &std::path::Path| {
-                KeyStoreSetup::NeedsFallbackConsent(FallbackOffer {
-                    keychain_unavailable: KeychainUnavailable {
-                        reason: "not in tests".to_owned(),
-                    },
-                    file: dir.join("api-keys.json"),
-                })
-            }),
-        )
+        crate::settings::file_update::service_without_keychain(config_dir)
     }
 
     fn stored(path: &std::path::Path) -> Value {
