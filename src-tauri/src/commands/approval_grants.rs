@@ -7,7 +7,8 @@ use desktop_host::settings::{ApprovalSettings, SettingsService};
 use desktop_host::store::{ConversationGrant, ConversationId};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::{CommandError, to_command_error};
+use crate::commands::settings::{apply_to_open_conversations, off_the_workers};
 
 /// Every live conversation's grants, newest first, each with its conversation's title.
 #[tauri::command]
@@ -55,26 +56,12 @@ pub(crate) async fn save_approval_settings(
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
     // Resolving the settings may ask the keychain, which can take a moment.
-    tauri::async_runtime::spawn_blocking(move || -> Result<ApprovalSettings, CommandError> {
+    off_the_workers(move || {
         let saved = service.save_approval_settings(settings)?;
-        let env = std::env::vars().collect();
-        match service.resolve(&env, None) {
-            Ok(resolved) => conversations
-                .apply_settings(&resolved)
-                .map_err(to_command_error)?,
-            Err(error) => {
-                tracing::info!(%error, "saved settings do not resolve yet; not applied to open sessions");
-            }
-        }
-        Ok(saved)
+        apply_to_open_conversations(&service, &conversations)?;
+        Ok::<_, CommandError>(saved)
     })
     .await
-    .map_err(|error| {
-        CommandError::new(
-            ErrorKind::Internal,
-            format!("Saving the approval settings stopped unexpectedly ({error}). Try again."),
-        )
-    })?
 }
 
 fn all_grants(conversations: &Conversations) -> Result<Vec<ConversationGrant>, CommandError> {

@@ -5,7 +5,8 @@ use desktop_host::conversations::Conversations;
 use desktop_host::settings::{QueueSettings, SettingsService};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::CommandError;
+use crate::commands::settings::{apply_to_open_conversations, off_the_workers};
 
 /// The stored queue modes.
 #[tauri::command]
@@ -25,24 +26,10 @@ pub(crate) async fn save_queue_settings(
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
     // Resolving the settings may ask the keychain, which can take a moment.
-    tauri::async_runtime::spawn_blocking(move || -> Result<QueueSettings, CommandError> {
+    off_the_workers(move || {
         let saved = service.save_queue_settings(settings)?;
-        let env = std::env::vars().collect();
-        match service.resolve(&env, None) {
-            Ok(resolved) => conversations
-                .apply_settings(&resolved)
-                .map_err(to_command_error)?,
-            Err(error) => {
-                tracing::info!(%error, "saved settings do not resolve yet; not applied to open sessions");
-            }
-        }
-        Ok(saved)
+        apply_to_open_conversations(&service, &conversations)?;
+        Ok::<_, CommandError>(saved)
     })
     .await
-    .map_err(|error| {
-        CommandError::new(
-            ErrorKind::Internal,
-            format!("Saving the queue settings stopped unexpectedly ({error}). Try again."),
-        )
-    })?
 }

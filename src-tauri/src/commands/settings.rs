@@ -73,7 +73,7 @@ pub(crate) async fn accept_key_file_fallback(
 
 /// Resolves the saved settings and hands them to the open sessions. Settings that do not resolve yet (for
 /// example a key still to be set) are not an error of the save: the next session start reports them.
-fn apply_to_open_conversations(
+pub(crate) fn apply_to_open_conversations(
     settings: &SettingsService,
     conversations: &Conversations,
 ) -> Result<(), CommandError> {
@@ -90,7 +90,7 @@ fn apply_to_open_conversations(
 }
 
 /// Runs file and keychain work on the blocking pool.
-async fn off_the_workers<T: Send + 'static, E: Into<CommandError> + Send + 'static>(
+pub(crate) async fn off_the_workers<T: Send + 'static, E: Into<CommandError> + Send + 'static>(
     work: impl FnOnce() -> Result<T, E> + Send + 'static,
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
