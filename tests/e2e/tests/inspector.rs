@@ -71,7 +71,8 @@ async fn transcript_text(app: &AppUnderTest) -> String {
 }
 
 #[tokio::test]
-async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart_and_replays_a_run() {
+async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart_and_replays_a_run()
+{
     let server = OpenAiServer::start(vec![
         Reply::Stream(tool_call_chunks(
             "call_list_1",
@@ -88,10 +89,14 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
     std::fs::create_dir_all(&downloads).unwrap();
     std::fs::write(downloads.join("invoice-2026.pdf"), b"%PDF-1.4\n%%EOF\n").unwrap();
 
-    app.send_prompt("Which PDFs are in my Downloads?").await.unwrap();
-    app.wait_for_xpath(r#"//*[@data-testid="assistant-text" and contains(., "invoice-2026.pdf.")]"#)
+    app.send_prompt("Which PDFs are in my Downloads?")
         .await
         .unwrap();
+    app.wait_for_xpath(
+        r#"//*[@data-testid="assistant-text" and contains(., "invoice-2026.pdf.")]"#,
+    )
+    .await
+    .unwrap();
     wait_until_idle(&app).await;
     open_inspector(&app).await;
     wait_for_exits(&app, &["done"]).await;
@@ -109,7 +114,9 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
         .unwrap();
 
     // A second run, stopped while it streams, ends `aborted`.
-    app.send_prompt("And what do you think of it?").await.unwrap();
+    app.send_prompt("And what do you think of it?")
+        .await
+        .unwrap();
     app.wait_for_xpath(r#"//*[@data-testid="assistant-text" and contains(., "Let me think")]"#)
         .await
         .unwrap();
@@ -135,14 +142,18 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
     again.find_test_id("conversation-item").await.unwrap();
     again
         .client()
-        .find(fantoccini::Locator::Css(r#"[data-testid="conversation-open"]"#))
+        .find(fantoccini::Locator::Css(
+            r#"[data-testid="conversation-open"]"#,
+        ))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
     again
-        .wait_for_xpath(r#"//*[@data-testid="assistant-text" and contains(., "invoice-2026.pdf.")]"#)
+        .wait_for_xpath(
+            r#"//*[@data-testid="assistant-text" and contains(., "invoice-2026.pdf.")]"#,
+        )
         .await
         .unwrap();
     open_inspector(&again).await;
@@ -175,7 +186,13 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
         }
     };
     let before_step = position(&again).await;
-    again.find_test_id("replay-step").await.unwrap().click().await.unwrap();
+    again
+        .find_test_id("replay-step")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     let stepped = again
         .wait_for_xpath(&format!(
             r#"//*[@data-testid="replay-position" and normalize-space(.)!="{}"]"#,
@@ -192,7 +209,13 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
         .select_by_value("100")
         .await
         .unwrap();
-    again.find_test_id("replay-play").await.unwrap().click().await.unwrap();
+    again
+        .find_test_id("replay-play")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     again
         .wait_for_css(r#"[data-testid="replay-controls"][data-state="finished"]"#)
         .await
