@@ -1,7 +1,8 @@
 //! The life of MCP servers: a server killed while a call waits (the call fails with its reason, the supervisor
 //! restarts it), a handshake or a call never answered (the timeouts), junk on stdout, `tools/list_changed`
 //! (re-listed; a changed definition is no longer covered by its "always" grant), `mcp.json` read again, restart,
-//! shutdown ending the process, and streamable HTTP on loopback with a header from the keychain.
+//! shutdown ending the process, streamable HTTP on loopback with a header from the keychain, and the filesystem
+//! reference server's claims and refusals.
 //!
 //! The servers are real processes: the reference server (`tests/mcp`, installed by the ladder) and a small stub
 //! of ours (`tests/mcp/stub/stub-server.mjs`) for the cases no reference server shows on demand.
@@ -534,4 +535,75 @@ async fn streamable_http_on_loopback_lists_and_calls_with_a_header_from_the_keyc
     assert_eq!(sum["content"][0]["text"], "The sum of 20 and 22 is 42.");
     client.shutdown().await;
     server.child.kill().await.unwrap();
+}
+
+/// The filesystem reference server over stdio, allowed `folder` only.
+fn filesystem_server(folder: &Path) -> McpServerConfig {
+    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(
+        entry.is_file(),
+        "{} is missing: run `npm ci --prefix tests/mcp`",
+        entry.display()
+    );
+    McpServerConfig::stdio(
+        "files",
+        node().display().to_string(),
+        vec![entry.display().to_string(), folder.display().to_string()],
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_filesystem_server_claims_are_kept_as_claims_and_a_refusal_is_an_error_result() {
+    let allowed = tempfile::tempdir().unwrap();
+    std::fs::write(allowed.path().join("notes.txt"), "kettle on the shelf").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "not for the model").unwrap();
+    let client: Arc<dyn McpClient> = Arc::new(
+        RmcpClient::start(&filesystem_server(allowed.path()), &NoSecrets)
+            .await
+            .unwrap(),
+    );
+
+    let tools = client.tools();
+    let claim = |name: &str| {
+        let tool = tools.iter().find(|tool| tool.name == name).unwrap();
+        (tool.read_only_hint, tool.destructive_hint)
+    };
+    assert_eq!(claim("read_text_file"), (true, false));
+    assert_eq!(
+        claim("write_file").1,
+        true,
+        "write_file says it may destroy data"
+    );
+    let write_file = mcp_agent_tools(&[Arc::clone(&client).into()], &[], true)
+        .into_iter()
+        .find(|tool| tool.info().name == "write_file")
+        .unwrap()
+        .approval_ref();
+    assert!(write_file.destructive_claim);
+
+    let inside = run_through_the_agent(
+        Arc::clone(&client),
+        "files__read_text_file",
+        json!({"path": allowed.path().join("notes.txt")}),
+        |_| false,
+    )
+    .await;
+    let (result, is_error) = tool_end(&inside);
+    assert!(!is_error, "{result}");
+    assert_eq!(result["content"][0]["text"], "kettle on the shelf");
+
+    let refused = run_through_the_agent(
+        client,
+        "files__read_text_file",
+        json!({"path": outside.path().join("secret.txt")}),
+        |_| false,
+    )
+    .await;
+    let (result, is_error) = tool_end(&refused);
+    assert!(is_error, "a refusal is an error result: {result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Access denied"), "{text}");
+    assert!(!text.contains("not for the model"));
 }
