@@ -571,11 +571,7 @@ async fn the_filesystem_server_claims_are_kept_as_claims_and_a_refusal_is_an_err
         (tool.read_only_hint, tool.destructive_hint)
     };
     assert_eq!(claim("read_text_file"), (true, false));
-    assert_eq!(
-        claim("write_file").1,
-        true,
-        "write_file says it may destroy data"
-    );
+    assert!(claim("write_file").1, "write_file says it may destroy data");
     let write_file = mcp_agent_tools(&[Arc::clone(&client).into()], &[], true)
         .into_iter()
         .find(|tool| tool.info().name == "write_file")
