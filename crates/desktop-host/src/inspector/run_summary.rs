@@ -66,6 +66,10 @@ pub struct TurnRequest {
     /// The size of what went, in characters.
     #[serde(default)]
     pub context_chars: u64,
+    /// The system prompt that went (the messages are the conversation's up to the turn, in the run's log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
 }
 
 /// Tokens and cost of one answer.

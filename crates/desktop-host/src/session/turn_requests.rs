@@ -35,6 +35,7 @@ pub(crate) fn reporting_turn_requests(
             context_chars: serde_json::to_string(&context).map_or(0, |text| {
                 u64::try_from(text.chars().count()).unwrap_or(u64::MAX)
             }),
+            system_prompt: context.system_prompt.clone(),
         };
         let forward_tx = forward_tx.clone();
         let inner = Arc::clone(&inner);

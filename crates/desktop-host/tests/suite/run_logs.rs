@@ -87,6 +87,12 @@ async fn a_finished_run_is_read_as_its_turns_kept_and_back_after_a_restart() {
         "{sent:?}"
     );
     assert!(sent.context_chars > 0);
+    assert!(
+        sent.system_prompt
+            .as_deref()
+            .is_some_and(|prompt| !prompt.is_empty()),
+        "the system prompt that went: {sent:?}"
+    );
     assert_eq!(
         run.summary.turns[1]
             .request

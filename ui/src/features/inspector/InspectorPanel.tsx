@@ -9,6 +9,7 @@ import {
   exportRunLog,
   inspectConversation,
   runEvents,
+  runReplay,
   type ConversationInspection,
   type EventRow,
   type InspectedRun,
@@ -16,6 +17,7 @@ import {
   type TurnSummary,
 } from "../../ipc/inspector";
 import { inspectorStrings, type InspectorStrings } from "./inspector-strings";
+import { sentMessages, type SentMessage } from "./sent-messages";
 import "./inspector.css";
 
 interface InspectorPanelProps {
@@ -144,6 +146,11 @@ function RunEntry({ run, index, strings, conversationId, refreshKey, onReplay, o
     };
   }, [showEvents, conversationId, logId, refreshKey]);
 
+  // What each turn sent, rebuilt from the stored log the first time one is opened.
+  const loadSent = (turnIndex: number): Promise<SentMessage[] | null> =>
+    logId === null
+      ? Promise.resolve(null)
+      : runReplay(conversationId, logId).then((replay) => sentMessages(replay, turnIndex));
   const settled =
     summary.idleMs !== undefined && summary.agentEndMs !== undefined ? summary.idleMs - summary.agentEndMs : null;
   return (
@@ -174,7 +181,12 @@ function RunEntry({ run, index, strings, conversationId, refreshKey, onReplay, o
       </dl>
       <ol className="inspector-turns">
         {summary.turns.map((turn) => (
-          <TurnRow key={turn.index} turn={turn} strings={strings} />
+          <TurnRow
+            key={turn.index}
+            turn={turn}
+            strings={strings}
+            loadSent={logId === null ? null : () => loadSent(turn.index)}
+          />
         ))}
       </ol>
       <div className="inspector-run-actions">
@@ -208,8 +220,24 @@ function RunEntry({ run, index, strings, conversationId, refreshKey, onReplay, o
   );
 }
 
-function TurnRow({ turn, strings }: { turn: TurnSummary; strings: InspectorStrings }) {
+interface TurnRowProps {
+  turn: TurnSummary;
+  strings: InspectorStrings;
+  /** Reads what the turn sent (a stored run); null for the run in progress. */
+  loadSent: (() => Promise<SentMessage[] | null>) | null;
+}
+
+function TurnRow({ turn, strings, loadSent }: TurnRowProps) {
   const usage = turn.usage;
+  const [sent, setSent] = useState<SentMessage[] | null | "loading">(null);
+  const openSent = () => {
+    if (loadSent === null || sent !== null) return;
+    setSent("loading");
+    loadSent().then(
+      (messages) => setSent(messages ?? []),
+      () => setSent([]),
+    );
+  };
   return (
     <li className="inspector-turn" data-testid="inspector-turn" data-index={turn.index} data-stop-reason={turn.stopReason ?? ""}>
       <div className="inspector-turn-head">
@@ -239,6 +267,34 @@ function TurnRow({ turn, strings }: { turn: TurnSummary; strings: InspectorStrin
           <p>
             {turn.request.model} · {turn.request.thinkingLevel} · {strings.tools}: {turn.request.tools.join(", ")}
           </p>
+          {turn.request.systemPrompt !== undefined ? (
+            <details className="inspector-system-prompt">
+              <summary>{strings.systemPrompt}</summary>
+              <pre className="inspector-arguments">{turn.request.systemPrompt}</pre>
+            </details>
+          ) : null}
+          {loadSent !== null ? (
+            <details
+              className="inspector-sent"
+              data-testid="inspector-sent"
+              onToggle={(event) => {
+                if ((event.currentTarget as HTMLDetailsElement).open) openSent();
+              }}
+            >
+              <summary>{strings.sentMessages}</summary>
+              {sent === "loading" ? <p className="inspector-meta">{strings.loading}</p> : null}
+              {Array.isArray(sent) ? (
+                <ol className="inspector-sent-messages">
+                  {sent.map((message, position) => (
+                    <li key={position} data-role={message.role}>
+                      <span className="inspector-label">{message.role}</span>
+                      <span className="inspector-sent-text">{message.text}</span>
+                    </li>
+                  ))}
+                </ol>
+              ) : null}
+            </details>
+          ) : null}
         </details>
       ) : null}
       <dl className="inspector-figures">

@@ -23,4 +23,8 @@ tools: Array<string>,
 /**
  * The size of what went, in characters.
  */
-contextChars: number, };
+contextChars: number, 
+/**
+ * The system prompt that went (the messages are the conversation's up to the turn, in the run's log).
+ */
+systemPrompt?: string, };
