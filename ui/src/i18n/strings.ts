@@ -35,6 +35,20 @@ const en = {
     send: "Send now",
     steer: "Steer now",
   },
+  connectionSettings: {
+    title: "Connection",
+    intro:
+      "A stream that says nothing for this long ends as an error with its partial answer kept; a request that fails before any answer (429, 5xx, a lost connection) is retried. Local servers (localhost) never go through a proxy.",
+    idleTimeout: "Silent stream ends after (seconds)",
+    headTimeout: "Response must start within (seconds)",
+    maxRetries: "Retries before any answer",
+    maxRetryDelay: "Longest wait a server may ask for (seconds)",
+    proxy: "Proxy",
+    proxyModes: { system: "The system's (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY)", none: "None", manual: "This one" },
+    proxyUrl: "Proxy URL (http://, https://, socks5://)",
+    save: "Save connection settings",
+    saved: "Saved. New requests use them.",
+  },
   queueSettings: {
     title: "Steering and follow-ups",
     intro:
@@ -242,6 +256,20 @@ const zh: Strings = {
     discard: "丢弃",
     send: "立即发送",
     steer: "立即引导",
+  },
+  connectionSettings: {
+    title: "连接",
+    intro:
+      "流式回答沉默超过这个时间会作为错误结束，已收到的部分保留；在收到任何回答之前失败的请求（429、5xx、连接中断）会自动重试。本机服务器（localhost）从不经过代理。",
+    idleTimeout: "流沉默多久后结束（秒）",
+    headTimeout: "响应必须在多久内开始（秒）",
+    maxRetries: "收到回答前的重试次数",
+    maxRetryDelay: "服务器可要求的最长等待（秒）",
+    proxy: "代理",
+    proxyModes: { system: "系统的（HTTP(S)_PROXY、ALL_PROXY、NO_PROXY）", none: "不使用", manual: "使用这个" },
+    proxyUrl: "代理地址（http://、https://、socks5://）",
+    save: "保存连接设置",
+    saved: "已保存，新的请求会使用。",
   },
   queueSettings: {
     title: "引导与后续消息",

@@ -17,6 +17,7 @@ import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from 
 import { CloseIcon } from "../chat/icons";
 import { AboutSection } from "./AboutSection";
 import { ApprovalSection } from "./ApprovalSection";
+import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
 import { QueueSection } from "./QueueSection";
 import { applyPreset, keySection, settingsInput } from "./settings-form";
@@ -261,6 +262,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
         <McpSection />
         <ApprovalSection />
         <QueueSection />
+        <ConnectionSection />
         <AboutSection />
       </div>
     </div>
