@@ -1,14 +1,17 @@
-// The app shell: the UI language (settings, else the system's) and the chat screen.
-import { useEffect, useState } from "react";
+// The app shell: the UI language (settings, else the system's), whether a provider is usable, and the chat screen.
+import { useCallback, useEffect, useState } from "react";
 
 import { StringsContext } from "./i18n/I18n";
 import { STRINGS, resolveLanguage } from "./i18n/strings";
 import { getSettings } from "./ipc/backend";
+import { providerStatus } from "./ipc/models";
 import type { SettingsView } from "./ipc/wire";
+import type { ProviderState } from "./state/selectors";
 import { ChatScreen } from "./features/chat/ChatScreen";
 
 export function App() {
   const [settings, setSettings] = useState<SettingsView | null>(null);
+  const [provider, setProvider] = useState<ProviderState>({ status: "checking" });
   const language = resolveLanguage(settings?.language ?? "auto", navigator.languages ?? [navigator.language]);
 
   useEffect(() => {
@@ -25,13 +28,26 @@ export function App() {
     };
   }, []);
 
+  // Asked again after every settings change; a backend that cannot say leaves Send to the prompt's own answer.
+  const checkProvider = useCallback(() => {
+    providerStatus().then(setProvider, () => setProvider({ status: "unknown" }));
+  }, []);
+  useEffect(checkProvider, [checkProvider]);
+  const settingsChanged = useCallback(
+    (changed: SettingsView) => {
+      setSettings(changed);
+      checkProvider();
+    },
+    [checkProvider],
+  );
+
   useEffect(() => {
     document.documentElement.lang = language === "zh" ? "zh-CN" : "en";
   }, [language]);
 
   return (
     <StringsContext.Provider value={STRINGS[language]}>
-      <ChatScreen language={language} settings={settings} onSettingsChanged={setSettings} />
+      <ChatScreen language={language} settings={settings} provider={provider} onSettingsChanged={settingsChanged} />
     </StringsContext.Provider>
   );
 }

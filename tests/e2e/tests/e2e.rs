@@ -21,6 +21,9 @@ mod chat;
 // A crash (SIGKILL) while an answer streams, and the restart on the same data.
 mod crash;
 
+// The first run with nothing configured: the setup card, a local server found, a custom server tested.
+mod first_run;
+
 // The loop inspector: each run's turns and exit, kept after a restart, and the replay of a run.
 mod inspector;
 

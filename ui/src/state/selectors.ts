@@ -1,5 +1,6 @@
 // Derived facts the components read; JSX holds no logic of its own. Every run fact is a function of the
 // conversation's state, which envelopes alone move (plus the one fact that this window asked for a run).
+import type { ProviderStatus } from "../ipc/bindings/ProviderStatus";
 import type { AppInfo, FileEntry, FileListDetails } from "../ipc/wire";
 import type { ApprovalView, AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus } from "./chat";
 
@@ -62,14 +63,65 @@ export function retryableAssistantId(state: ChatState): string | null {
   return null;
 }
 
+/** The message that failed to start and may be sent again: the transcript's last item, once the run settled. */
+export function resendableUserId(state: ChatState): string | null {
+  if (!canSend(state)) return null;
+  const last = state.transcript[state.transcript.length - 1];
+  return last !== undefined && last.kind === "user" && last.delivery === "failed" ? last.id : null;
+}
+
 export interface StatusLine {
   status: RunStatus;
   turnCount: number;
   tokensUsed: number;
+  /** The run waits on the model (no tool runs, no question waits), so silence means the model is slow. */
+  waitingOnModel: boolean;
 }
 
 export function statusLine(state: ChatState): StatusLine {
-  return { status: runStatus(state), turnCount: state.turnCount, tokensUsed: state.tokensUsed };
+  const status = runStatus(state);
+  const questionWaits = Object.values(state.approvals).some(
+    (approval) => approval.status === "waiting" || approval.status === "answering",
+  );
+  return {
+    status,
+    turnCount: state.turnCount,
+    tokensUsed: state.tokensUsed,
+    waitingOnModel: status === "running" && runningToolCallIds(state).length === 0 && !questionWaits,
+  };
+}
+
+/** A stream silent this long gets "waiting for the model… N s" in the status line. */
+export const SILENCE_SHOWN_AFTER_MS = 3000;
+
+/** Whole seconds the model has been silent, once that is worth saying; `null` otherwise. */
+export function silentSeconds(facts: StatusLine, lastActivityMs: number, nowMs: number): number | null {
+  if (!facts.waitingOnModel) return null;
+  const silentMs = nowMs - lastActivityMs;
+  return silentMs >= SILENCE_SHOWN_AFTER_MS ? Math.floor(silentMs / 1000) : null;
+}
+
+/** What the window knows of the provider: still asking, the backend's answer, or no answer (never blocks). */
+export type ProviderState = { status: "checking" } | { status: "unknown" } | ProviderStatus;
+
+/**
+ * Why Send is disabled before any run: no usable model yet; `null` when it is not held back. While the answer is
+ * on its way (a few milliseconds) Send stays as it was: a prompt refused then keeps its text on the message.
+ */
+export function sendBlockedReason(provider: ProviderState): "noModel" | null {
+  switch (provider.status) {
+    case "unusable":
+      return "noModel";
+    case "checking":
+    case "usable":
+    case "unknown":
+      return null;
+  }
+}
+
+/** The empty conversation shows the setup card while no provider is usable. */
+export function showsSetupCard(provider: ProviderState, state: Pick<ChatState, "transcript">): boolean {
+  return provider.status === "unusable" && state.transcript.length === 0;
 }
 
 /** "Pi Desktop 0.1.0" once the backend answered, the bare product name before. */

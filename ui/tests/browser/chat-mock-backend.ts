@@ -57,6 +57,7 @@ let settings = {
   systemPrompt: "You are a desktop assistant. Use the tools for facts about this computer; never guess.",
   language: "auto",
   apiKeySet: false,
+  keysStored: [] as string[],
   keyStorage: "keychain",
   presets: [
     { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini", needsKey: true },
@@ -137,13 +138,13 @@ mockIPC((cmd, payload) => {
       settings = { ...settings, ...(args["settings"] as object) };
       return settings;
     case "set_api_key":
-      settings = { ...settings, apiKeySet: true };
+      settings = { ...settings, apiKeySet: true, keysStored: [String(args["preset"] ?? settings.preset)] };
       return settings;
     case "accept_key_file_fallback":
       settings = { ...settings, keyStorage: "file" };
       return settings;
     case "delete_api_key":
-      settings = { ...settings, apiKeySet: false };
+      settings = { ...settings, apiKeySet: false, keysStored: [] };
       return settings;
     case "abort":
     case "resolve_approval":

@@ -554,8 +554,10 @@ describe("settings and languages", () => {
     await panel.locator('[data-testid="api-key-status"][data-set="true"]').waitFor();
     await expect(panel.getByTestId("settings-api-key").inputValue()).resolves.toBe("");
     await expect(panel.getByTestId("settings-api-key").getAttribute("type")).resolves.toBe("password");
+    // The key goes to the provider the form shows.
     expect(await page.evaluate(() => window.__chatMock.calls.find((call) => call.cmd === "set_api_key")?.args)).toEqual({
       key: "sk-test-123",
+      preset: "openai",
     });
 
     await panel.getByTestId("settings-language").selectOption("zh");

@@ -5,20 +5,31 @@ import { useEffect, useMemo, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
+import { getState } from "../../ipc/backend";
 import type { SettingsView } from "../../ipc/wire";
 import { RenderBacklog, RenderBacklogContext, useCaughtUp } from "../../markdown/render-backlog";
-import { appTitle, canSend, canStop, statusLine } from "../../state/selectors";
+import {
+  appTitle,
+  canSend,
+  canStop,
+  sendBlockedReason,
+  showsSetupCard,
+  statusLine,
+  type ProviderState,
+} from "../../state/selectors";
 import { answeringIds, shownView } from "../../state/window";
 import { InspectorPanel } from "../inspector/InspectorPanel";
 import { inspectorStrings } from "../inspector/inspector-strings";
 import { ReplayControls } from "../inspector/ReplayControls";
 import { useReplay } from "../inspector/useReplay";
 import { SettingsPanel } from "../settings/SettingsPanel";
+import { SetupCard } from "../setup/SetupCard";
 import { Sidebar } from "../sidebar/Sidebar";
 import { ApprovalContext } from "./approval-context";
 import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
 import { LoopIcon, PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
+import { ModelPicker } from "./ModelPicker";
 import { QueuedMessages } from "./QueuedMessages";
 import { RetryLine } from "./RetryLine";
 import { StatusLine } from "./StatusLine";
@@ -32,10 +43,12 @@ const WIDE_WINDOW_PX = 800;
 interface ChatScreenProps {
   language: Language;
   settings: SettingsView | null;
+  /** Whether a provider is usable: the setup card and Send's reason follow it. */
+  provider: ProviderState;
   onSettingsChanged: (settings: SettingsView) => void;
 }
 
-export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreenProps) {
+export function ChatScreen({ language, settings, provider, onSettingsChanged }: ChatScreenProps) {
   const strings = useStrings();
   const [windowState, intents] = useChat();
   const state = shownView(windowState);
@@ -111,6 +124,27 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
     return () => window.removeEventListener("keydown", onKeyDown);
   }, [settingsOpen, stopEnabled, stop]);
 
+  // The model the active conversation's session uses, read again when the conversation, the provider or the
+  // run's end changes (a reopened conversation starts on the model stored with it).
+  const [sessionModel, setSessionModel] = useState("");
+  const usable = provider.status === "usable";
+  const settled = state.runStatus === "idle" && state.runId === null;
+  useEffect(() => {
+    if (!usable || !settled) return;
+    let current = true;
+    getState().then(
+      (appState) => {
+        if (current) setSessionModel(appState.model.id);
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [usable, settled, state.conversationId, provider]);
+  const blocked = sendBlockedReason(provider);
+  const shownModel = usable ? sessionModel || provider.model : (settings?.model ?? "");
+
   const { protocolError } = windowState;
   const banner =
     state.banner ?? (protocolError === null ? null : { source: "protocol" as const, kind: "protocol", message: protocolError });
@@ -164,6 +198,15 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
             {appTitle(windowState.appInfo)}
           </h1>
           <div className="header-actions">
+            {usable && replay === null ? (
+              <ModelPicker
+                key={state.conversationId}
+                conversationId={state.conversationId}
+                model={shownModel}
+                runActive={stopEnabled}
+                onChanged={setSessionModel}
+              />
+            ) : null}
             <button
               type="button"
               className="ghost-button"
@@ -207,6 +250,8 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
               onRetry={replay === null ? intents.retry : () => undefined}
               scroller={scroller}
               content={content}
+              setup={showsSetupCard(provider, shown) && replay === null ? <SetupCard onConfigured={onSettingsChanged} /> : null}
+              onResend={replay === null && blocked === null ? (text) => void intents.send(text) : undefined}
             />
           </ApprovalContext.Provider>
         </RenderBacklogContext.Provider>
@@ -231,8 +276,9 @@ export function ChatScreen({ language, settings, onSettingsChanged }: ChatScreen
             }}
             onQueue={intents.queue}
             onStop={stop}
+            blockedReason={blocked === null ? null : strings.sendDisabled[blocked]}
           />
-          <StatusLine facts={shownFacts} modelName={settings?.model ?? ""} />
+          <StatusLine facts={shownFacts} modelName={shownModel} activity={state.lastSeq} />
         </footer>
         {settingsOpen ? (
           <SettingsPanel

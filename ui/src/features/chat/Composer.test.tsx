@@ -32,7 +32,7 @@ afterEach(() => {
   container.remove();
 });
 
-function render(running: boolean) {
+function render(running: boolean, blockedReason: string | null = null) {
   act(() => {
     root.render(
       <StringsContext.Provider value={STRINGS.en}>
@@ -44,6 +44,7 @@ function render(running: boolean) {
           onSend={onSend}
           onQueue={onQueue}
           onStop={onStop}
+          blockedReason={blockedReason}
         />
       </StringsContext.Provider>,
     );
@@ -69,6 +70,20 @@ async function press(key: string, modifiers: { altKey?: boolean; shiftKey?: bool
 }
 
 describe("the composer", () => {
+  it("without a usable model keeps Send disabled with the reason beside it, and Enter keeps the text", async () => {
+    render(false, "Connect a model first (above, or in Settings).");
+    type("What is in Downloads?");
+    await press("Enter");
+
+    expect(onSend).not.toHaveBeenCalled();
+    expect(input().value).toBe("What is in Downloads?");
+    expect(button("send-button").disabled).toBe(true);
+    expect(button("send-button").getAttribute("aria-describedby")).toBe("send-blocked-reason");
+    expect(container.querySelector('[data-testid="send-blocked-reason"]')?.textContent).toBe(
+      "Connect a model first (above, or in Settings).",
+    );
+  });
+
   it("sends on Enter between runs and offers no Steer or Queue", async () => {
     render(false);
     type("which PDFs?");

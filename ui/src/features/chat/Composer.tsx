@@ -9,6 +9,7 @@ import { useStrings } from "../../i18n/I18n";
 import type { QueueKind } from "../../ipc/backend";
 import { SendIcon, StopIcon } from "./icons";
 import "./queue.css";
+import "./status-line.css";
 
 interface ComposerProps {
   canSend: boolean;
@@ -21,13 +22,25 @@ interface ComposerProps {
   /** Resolves whether the host queued the text; when it did not, the text comes back into the composer. */
   onQueue: (kind: QueueKind, text: string) => Promise<boolean>;
   onStop: () => void;
+  /** Why Send is disabled before any run (no usable model yet), shown next to it; `null` when it is not. */
+  blockedReason?: string | null;
 }
 
 /** Keycode browsers report for keys an input method consumes (WebKit sends it for the Enter ending a composition). */
 const IME_KEY_CODE = 229;
 const MAX_INPUT_HEIGHT_PX = 220;
 
-export function Composer({ canSend, canStop, canQueue, stopRequested, onSend, onQueue, onStop }: ComposerProps) {
+export function Composer({
+  canSend: runAllowsSend,
+  canStop,
+  canQueue,
+  stopRequested,
+  onSend,
+  onQueue,
+  onStop,
+  blockedReason = null,
+}: ComposerProps) {
+  const canSend = runAllowsSend && blockedReason === null;
   const strings = useStrings();
   const [draft, setDraft] = useState("");
   const composing = useRef(false);
@@ -111,6 +124,11 @@ export function Composer({ canSend, canStop, canQueue, stopRequested, onSend, on
           {strings.followUp}
         </button>
       </div>
+      {blockedReason !== null && !canStop ? (
+        <span className="send-blocked" data-testid="send-blocked-reason" id="send-blocked-reason">
+          {blockedReason}
+        </span>
+      ) : null}
       <div className="composer-button-slot">
         <button
           type="submit"
@@ -119,6 +137,7 @@ export function Composer({ canSend, canStop, canQueue, stopRequested, onSend, on
           aria-label={strings.send}
           title={strings.send}
           disabled={!canSend}
+          aria-describedby={blockedReason !== null ? "send-blocked-reason" : undefined}
           hidden={canStop}
         >
           <SendIcon />

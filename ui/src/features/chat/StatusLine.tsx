@@ -1,15 +1,32 @@
-// Below the composer: running / settling / idle, the run's turn count and the conversation's tokens.
-import { useStrings } from "../../i18n/I18n";
-import type { StatusLine as StatusLineFacts } from "../../state/selectors";
+// Below the composer: running / settling / idle ("waiting for the model… N s" once the stream has been silent a
+// while), the run's turn count, the conversation's tokens and the model in use.
+import { useEffect, useRef, useState } from "react";
 
-export function StatusLine({ facts, modelName }: { facts: StatusLineFacts; modelName: string }) {
+import { useStrings } from "../../i18n/I18n";
+import { silentSeconds, type StatusLine as StatusLineFacts } from "../../state/selectors";
+import "./status-line.css";
+
+interface StatusLineProps {
+  facts: StatusLineFacts;
+  modelName: string;
+  /** Changes with every envelope of the conversation (its last sequence number). */
+  activity: number;
+}
+
+export function StatusLine({ facts, modelName, activity }: StatusLineProps) {
   const strings = useStrings();
+  const silent = useSilentSeconds(facts, activity);
   return (
     <div className="status-line">
       <span className={`run-status ${facts.status}`} data-testid="run-status" data-state={facts.status} role="status">
         <span className="status-dot" aria-hidden="true" />
         {strings.runStatus[facts.status]}
       </span>
+      {silent !== null ? (
+        <span className="status-waiting" data-testid="waiting-for-model">
+          {strings.waitingForModel(silent)}
+        </span>
+      ) : null}
       <span className="status-sep" aria-hidden="true">
         ·
       </span>
@@ -18,7 +35,31 @@ export function StatusLine({ facts, modelName }: { facts: StatusLineFacts; model
         ·
       </span>
       <span data-testid="tokens-used">{strings.tokens(facts.tokensUsed)}</span>
-      {modelName !== "" ? <span className="status-model">{modelName}</span> : null}
+      {modelName !== "" ? (
+        <span className="status-model" data-testid="status-model">
+          {modelName}
+        </span>
+      ) : null}
     </div>
   );
+}
+
+/** Seconds since the last envelope while the run waits on the model; a one-second clock redraws it. */
+function useSilentSeconds(facts: StatusLineFacts, activity: number): number | null {
+  const lastActivity = useRef(Date.now());
+  const [now, setNow] = useState(() => Date.now());
+  const waiting = facts.waitingOnModel;
+
+  useEffect(() => {
+    lastActivity.current = Date.now();
+    setNow(lastActivity.current);
+  }, [activity, waiting]);
+
+  useEffect(() => {
+    if (!waiting) return;
+    const clock = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(clock);
+  }, [waiting]);
+
+  return silentSeconds(facts, lastActivity.current, now);
 }

@@ -127,3 +127,42 @@ describe("settings panel about section", () => {
     expect(form?.compareDocumentPosition(about as Node)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
   });
 });
+
+describe("settings panel key per provider", () => {
+  it("describes and saves the key of the provider the form shows, not the saved one, and keeps the form", async () => {
+    const view: SettingsView = {
+      ...settingsView("keychain", true),
+      keysStored: ["openai"],
+      presets: [
+        { id: "openai", label: "OpenAI", api: "openai-responses", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", needsKey: true },
+        { id: "deepseek", label: "DeepSeek", api: "openai-completions", baseUrl: "https://api.deepseek.com", model: "deepseek-chat", needsKey: true },
+      ],
+    };
+    await renderPanel(view);
+    const preset = byTestId("settings-preset") as HTMLSelectElement;
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value")?.set?.call(preset, "deepseek");
+      preset.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+
+    expect(byTestId("api-key-status")?.dataset["set"]).toBe("false");
+    expect(byTestId("api-key-status")?.textContent).toContain("Key for DeepSeek");
+
+    ipc.setApiKey.mockResolvedValue({ ...view, keysStored: ["openai", "deepseek"] });
+    const key = byTestId("settings-api-key") as HTMLInputElement;
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(key, "sk-deepseek");
+      key.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    const save = [...container.querySelectorAll("button")].find((button) => button.textContent === "Save key");
+    await act(async () => save?.click());
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(ipc.setApiKey).toHaveBeenCalledWith("sk-deepseek", "deepseek");
+    expect((byTestId("settings-preset") as HTMLSelectElement).value).toBe("deepseek");
+    expect(byTestId("api-key-status")?.dataset["set"]).toBe("true");
+    expect(byTestId("test-connection")).not.toBeNull();
+  });
+});

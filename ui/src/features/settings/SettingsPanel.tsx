@@ -1,7 +1,8 @@
 // Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language;
 // below them the MCP servers ("Tools & servers"), the approvals (built-in tools asking, conversation grants) and
 // the About section (version, log folder).
-// The key field is never filled from the backend: it only says whether a key is stored.
+// The key field is never filled from the backend: it only says whether a key is stored for the provider the form
+// shows, and a key saved goes to that provider, saved or not. Test connection reaches the form's provider.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -13,6 +14,7 @@ import {
   setApiKey,
   toCommandError,
 } from "../../ipc/backend";
+import { testConnection, type ConnectionReport } from "../../ipc/models";
 import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from "../../ipc/wire";
 import { CloseIcon } from "../chat/icons";
 import { AboutSection } from "./AboutSection";
@@ -20,7 +22,7 @@ import { ApprovalSection } from "./ApprovalSection";
 import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
 import { QueueSection } from "./QueueSection";
-import { applyPreset, keySection, settingsInput } from "./settings-form";
+import { applyPreset, keySection, keyStoredFor, settingsInput } from "./settings-form";
 
 interface SettingsPanelProps {
   initial: SettingsView | null;
@@ -39,6 +41,8 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
   const [error, setError] = useState<CommandError | null>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [report, setReport] = useState<ConnectionReport | null>(null);
+  const [testing, setTesting] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -67,7 +71,8 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
     return () => window.removeEventListener("keydown", onKeyDown);
   }, [onClose]);
 
-  const run = (action: Promise<SettingsView>, after?: () => void) => {
+  /** `keepForm`: a key action, which leaves what the form holds (and has not saved) as it is. */
+  const run = (action: Promise<SettingsView>, after?: () => void, keepForm = false) => {
     setBusy(true);
     setError(null);
     setSaved(false);
@@ -75,7 +80,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
       (updated) => {
         setBusy(false);
         setView(updated);
-        setForm(settingsInput(updated));
+        if (!keepForm) setForm(settingsInput(updated));
         onSaved(updated);
         setSaved(true);
         after?.();
@@ -97,8 +102,26 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
     setForm((current) => (current === null ? current : { ...current, ...patch }));
   };
 
+  const test = () => {
+    if (form === null) return;
+    setTesting(true);
+    setReport(null);
+    setError(null);
+    testConnection({ preset: form.preset, api: form.api, baseUrl: form.baseUrl, apiKey: keyDraft.trim() }).then(
+      (answer) => {
+        setTesting(false);
+        setReport(answer);
+      },
+      (failure: unknown) => {
+        setTesting(false);
+        setError(toCommandError(failure));
+      },
+    );
+  };
+
   const preset = view?.presets.find((candidate) => candidate.id === form?.preset);
   const needsKey = preset?.needsKey ?? true;
+  const keySet = view !== null && form !== null && keyStoredFor(view, form.preset);
   const section = view === null ? "keychain" : keySection(view);
 
   return (
@@ -180,9 +203,15 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
             </div>
             <fieldset className="field key-field">
               <legend>{strings.apiKey}</legend>
-              <div className="key-status" data-testid="api-key-status" data-set={view.apiKeySet ? "true" : "false"}>
-                <span className={`key-dot${view.apiKeySet ? " set" : ""}`} aria-hidden="true" />
-                {view.apiKeySet ? strings.keySet : needsKey ? strings.keyNotSet : strings.keyNotNeeded}
+              <div
+                className="key-status"
+                data-testid="api-key-status"
+                data-set={keySet ? "true" : "false"}
+                data-preset={form.preset}
+              >
+                <span className={`key-dot${keySet ? " set" : ""}`} aria-hidden="true" />
+                {preset !== undefined ? `${strings.keyFor(preset.label)}: ` : null}
+                {keySet ? strings.keySet : needsKey ? strings.keyNotSet : strings.keyNotNeeded}
               </div>
               {section === "offerFile" ? (
                 <div className="key-storage-offer" data-testid="key-storage-offer">
@@ -218,17 +247,41 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 <button
                   type="button"
                   disabled={busy || section === "offerFile" || keyDraft.trim() === ""}
-                  onClick={() => run(setApiKey(keyDraft.trim()), () => setKeyDraft(""))}
+                  onClick={() => run(setApiKey(keyDraft.trim(), form.preset || undefined), () => setKeyDraft(""), true)}
                 >
-                  {view.apiKeySet ? strings.replaceKey : strings.saveKey}
+                  {keySet ? strings.replaceKey : strings.saveKey}
                 </button>
-                {view.apiKeySet ? (
-                  <button type="button" className="danger" disabled={busy} onClick={() => run(deleteApiKey())}>
+                {keySet ? (
+                  <button
+                    type="button"
+                    className="danger"
+                    disabled={busy}
+                    onClick={() => run(deleteApiKey(form.preset || undefined), undefined, true)}
+                  >
                     {strings.deleteKey}
                   </button>
                 ) : null}
               </div>
             </fieldset>
+            <div className="setup-actions">
+              <button type="button" data-testid="test-connection" disabled={testing} onClick={test}>
+                {testing ? strings.setup.testing : strings.setup.testConnection}
+              </button>
+              {report !== null ? (
+                <span
+                  className={report.ok ? "setup-report ok" : "setup-report failed"}
+                  data-testid="connection-report"
+                  data-ok={report.ok ? "true" : "false"}
+                  role="status"
+                >
+                  {report.ok && report.models.length > 0
+                    ? strings.setup.connected(report.models.length, report.elapsedMs)
+                    : report.ok
+                      ? strings.setup.noModelList
+                      : (report.problem?.message ?? "")}
+                </span>
+              ) : null}
+            </div>
             <label className="field">
               <span>{strings.systemPrompt}</span>
               <textarea
