@@ -143,9 +143,32 @@ async fn a_first_run_finds_the_local_ollama_and_the_chosen_model_answers_the_que
     .unwrap();
     app.wait_for_text("status-model", "llama3.2").await.unwrap();
     app.screenshot("first-run-answered").await.unwrap();
+
+    // Another model from the header: the next turn goes to it.
+    app.wait_for_css(r#"[data-testid="model-picker"]:not([disabled])"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        option_texts(&app, r#"[data-testid="model-option"]"#).await,
+        MODELS
+    );
+    app.find_test_id("model-picker")
+        .await
+        .unwrap()
+        .select_by_value("qwen3:8b")
+        .await
+        .unwrap();
+    app.wait_for_text("status-model", "qwen3:8b").await.unwrap();
+    app.send_prompt("And now?").await.unwrap();
+    app.wait_for_xpath(
+        r#"(//*[@data-testid="message-assistant" and @data-state="done"])[2]//*[@data-testid="assistant-text" and contains(., "Your Downloads folder is empty.")]"#,
+    )
+    .await
+    .unwrap();
     let requests = chat_requests(&server);
-    assert_eq!(requests.len(), 1, "one chat request");
+    assert_eq!(requests.len(), 2, "two chat requests");
     assert_eq!(requests[0]["model"], "llama3.2");
+    assert_eq!(requests[1]["model"], "qwen3:8b");
     app.close().await.unwrap();
 }
 
