@@ -1,15 +1,20 @@
 //! The first run with nothing configured, in the real window against loopback model servers: the empty
 //! conversation is the setup card, a local Ollama-compatible server that answers is offered first, a model is
 //! chosen from its list and the question is answered by it; a custom OpenAI-compatible server that takes a key
-//! lists its models after Test connection.
+//! lists its models after Test connection. And a connection that never hangs unseen: a model gone silent
+//! mid-answer is counted in the status line until Stop.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
-use pi_test_support::openai::text_chunks;
+use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, unfinished_text_chunks};
 use pi_test_support::{LoopbackServer, Request, Response, Stream};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+
+use crate::support::model_server::LaunchApp;
+use crate::support::stop::stop_the_answer;
 
 /// The models the loopback servers list.
 const MODELS: [&str; 2] = ["qwen3:8b", "llama3.2"];
@@ -222,5 +227,39 @@ async fn a_custom_openai_compatible_server_with_a_key_lists_its_models_after_tes
             Some(format!("Bearer {CUSTOM_KEY}").as_str())
         );
     }
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_model_gone_silent_mid_answer_is_counted_in_the_status_line_until_stop() {
+    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&["Let me look"]))])
+        .await
+        .unwrap();
+    let app = server.launch_app().await;
+
+    app.send_prompt("What is in Downloads?").await.unwrap();
+    app.wait_for_xpath(r#"//*[@data-testid="assistant-text" and contains(., "Let me look")]"#)
+        .await
+        .unwrap();
+    let waiting = app.find_test_id("waiting-for-model").await.unwrap();
+    let text = waiting.text().await.unwrap();
+    assert!(
+        text.starts_with("waiting for the model… ") && text.ends_with(" s"),
+        "{text}"
+    );
+    app.screenshot("waiting-for-the-model").await.unwrap();
+
+    stop_the_answer(&app, &server, Duration::from_secs(30)).await;
+    app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+        .await
+        .unwrap();
+    let gone = app
+        .client()
+        .find_all(fantoccini::Locator::Css(
+            r#"[data-testid="waiting-for-model"]"#,
+        ))
+        .await
+        .unwrap();
+    assert!(gone.is_empty(), "the counter stays after Stop");
     app.close().await.unwrap();
 }
