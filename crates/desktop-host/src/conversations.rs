@@ -426,17 +426,19 @@ impl Conversations {
             .map_err(|(path, source)| ConversationsError::WriteExport { path, source })
     }
 
-    /// New settings for every open session (a run keeps the settings it started with). Sessions started later
-    /// get theirs from the factory.
+    /// New settings for every open session (a run keeps the settings it started with), each on its
+    /// conversation's own model while the provider stays (see `conversation_model`). Sessions started later get
+    /// theirs from the factory.
     pub fn apply_settings(&self, settings: &ResolvedSettings) -> Result<(), ConversationsError> {
-        let sessions: Vec<DesktopSession> = self
+        let sessions: Vec<(ConversationId, DesktopSession)> = self
             .lock_open()
             .sessions
-            .values()
-            .map(|conversation| conversation.session.clone())
+            .iter()
+            .map(|(id, conversation)| (id.clone(), conversation.session.clone()))
             .collect();
-        for session in &sessions {
-            session.apply_settings(settings)?;
+        for (id, session) in &sessions {
+            let own = conversation_model::keeping_own_model(&self.inner.store, id, session, settings);
+            session.apply_settings(&own)?;
         }
         Ok(())
     }

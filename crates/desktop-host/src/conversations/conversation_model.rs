@@ -1,8 +1,9 @@
 //! The model chosen for one conversation (the header's model picker): stored with the conversation and given to
 //! its session, whose next turn uses it (a run in progress keeps the model it started with). A conversation opened
-//! again starts on its stored model.
+//! again starts on its stored model, and saved settings leave an open conversation on its own model as long as
+//! they keep the provider its session talks to (another provider would not have that model).
 
-use crate::session::SessionOptions;
+use crate::session::{DesktopSession, SessionOptions};
 use crate::settings::ResolvedSettings;
 use crate::store::{ConversationId, Store};
 
@@ -39,4 +40,30 @@ pub(super) fn with_stored_model(store: &Store, id: &ConversationId, options: &mu
             tracing::warn!(%error, conversation = %id.as_str(), "no stored model; the settings' model is used");
         }
     }
+}
+
+/// `settings` for the open session of conversation `id`: on the model stored with it when the settings keep the
+/// provider the session talks to now; else on the settings' model, which then is the one stored.
+pub(super) fn keeping_own_model(
+    store: &Store,
+    id: &ConversationId,
+    session: &DesktopSession,
+    settings: &ResolvedSettings,
+) -> ResolvedSettings {
+    let mut own = settings.clone();
+    let same_provider = session.get_state().model.provider == settings.provider;
+    let stored = store
+        .conversation(id)
+        .ok()
+        .and_then(|summary| summary.model)
+        .filter(|model| !model.trim().is_empty());
+    match stored {
+        Some(model) if same_provider => own.model = model,
+        _ => {
+            if let Err(error) = store.set_model(id, &settings.model) {
+                tracing::warn!(%error, conversation = %id.as_str(), "the conversation's new model was not stored");
+            }
+        }
+    }
+    own
 }

@@ -316,6 +316,34 @@ fn a_conversations_model_is_stored_and_its_session_uses_it_from_the_next_turn() 
     assert_eq!(stored.len(), 1, "{list}");
     assert_eq!(stored[0]["model"], "house-model");
 
+    // Saved settings that keep the provider leave the conversation on its model; another provider does not.
+    let input = |preset: &str, base_url: &str| {
+        json!({"settings": {"preset": preset, "api": "", "baseUrl": base_url, "model": "",
+                            "thinkingLevel": "", "systemPrompt": "", "language": "en"}})
+    };
+    call(
+        &window,
+        "save_settings",
+        input("llamacpp", "http://127.0.0.1:9/v1"),
+    )
+    .unwrap();
+    let state = call(&window, "get_state", json!({})).unwrap();
+    assert_eq!(state["model"]["id"], "house-model", "{state}");
+    call(
+        &window,
+        "save_settings",
+        input("ollama", "http://127.0.0.1:9/v1"),
+    )
+    .unwrap();
+    let state = call(&window, "get_state", json!({})).unwrap();
+    assert_eq!(state["model"]["provider"], "ollama", "{state}");
+    assert_eq!(state["model"]["id"], "llama3.2", "{state}");
+    let list = call(&window, "list_conversations", json!({})).unwrap();
+    assert!(
+        list.to_string().contains(r#""model":"llama3.2""#),
+        "the model in use is the one stored: {list}"
+    );
+
     let blank = call(
         &window,
         "set_conversation_model",
