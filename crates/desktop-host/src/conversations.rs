@@ -437,7 +437,8 @@ impl Conversations {
             .map(|(id, conversation)| (id.clone(), conversation.session.clone()))
             .collect();
         for (id, session) in &sessions {
-            let own = conversation_model::keeping_own_model(&self.inner.store, id, session, settings);
+            let own =
+                conversation_model::keeping_own_model(&self.inner.store, id, session, settings);
             session.apply_settings(&own)?;
         }
         Ok(())
