@@ -77,15 +77,38 @@ describe("model picker", () => {
     expect(onChanged).toHaveBeenCalledWith("llama3.2");
   });
 
-  it("keeps the conversation's model selectable when the provider has no list", async () => {
+  it("offers a field for the model id when the provider has no list, and Enter chooses it", async () => {
     models.listModels.mockResolvedValue({
       models: [],
       origin: "none",
       problem: { kind: "no_model_list", message: "This server lists no models." },
     });
+    models.setConversationModel.mockResolvedValue(null);
     await render("my-finetune");
 
-    expect(optionIds()).toEqual(["my-finetune"]);
+    const field = container.querySelector<HTMLInputElement>('[data-testid="model-picker"]') as HTMLInputElement;
+    expect(field.tagName).toBe("INPUT");
+    expect(field.value).toBe("my-finetune");
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(field, " my-finetune-2 ");
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => {
+      field.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    });
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(models.setConversationModel).toHaveBeenCalledWith("c-1", "my-finetune-2");
+    expect(onChanged).toHaveBeenCalledWith("my-finetune-2");
+  });
+
+  it("keeps the conversation's model selectable when the list lacks it", async () => {
+    models.listModels.mockResolvedValue({ models: [model("llama3.2")], origin: "cache" });
+    await render("my-finetune");
+
+    expect(optionIds()).toEqual(["my-finetune", "llama3.2"]);
     expect(picker().value).toBe("my-finetune");
   });
 });

@@ -1,5 +1,6 @@
 // The header's model picker: the models of the provider (its list, cached), the conversation's model selected;
-// a choice is kept with the conversation and used from its next turn.
+// a provider without a list gets a field for the model id instead. A choice is kept with the conversation and
+// used from its next turn.
 import { useEffect, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -20,6 +21,10 @@ export function ModelPicker({ conversationId, model, runActive, onChanged }: Mod
   const strings = useStrings();
   const [models, setModels] = useState<readonly ModelEntry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [noList, setNoList] = useState(false);
+  const [typed, setTyped] = useState(model);
+  // The field follows the session's model when that arrives or changes.
+  useEffect(() => setTyped(model), [model]);
 
   useEffect(() => {
     let current = true;
@@ -27,6 +32,7 @@ export function ModelPicker({ conversationId, model, runActive, onChanged }: Mod
       (view) => {
         if (!current) return;
         setModels(view.models);
+        setNoList(view.origin === "none");
         setProblem(view.problem?.message ?? null);
       },
       (failure: unknown) => {
@@ -45,7 +51,7 @@ export function ModelPicker({ conversationId, model, runActive, onChanged }: Mod
   const options = model === "" || ids.includes(model) ? (models ?? []) : [{ id: model, name: model }, ...(models ?? [])];
 
   const choose = (next: string) => {
-    if (next === model || conversationId === "") return;
+    if (next.trim() === "" || next === model || conversationId === "") return;
     setConversationModel(conversationId, next).then(
       () => {
         setProblem(null);
@@ -54,6 +60,25 @@ export function ModelPicker({ conversationId, model, runActive, onChanged }: Mod
       (failure: unknown) => setProblem(toCommandError(failure).message),
     );
   };
+
+  if (noList) {
+    return (
+      <label className="model-picker" title={problem ?? strings.modelPicker}>
+        <input
+          data-testid="model-picker"
+          aria-label={strings.modelPicker}
+          spellCheck={false}
+          value={typed}
+          disabled={conversationId === ""}
+          onChange={(event) => setTyped(event.target.value)}
+          onBlur={() => choose(typed.trim())}
+          onKeyDown={(event) => {
+            if (event.key === "Enter") choose(typed.trim());
+          }}
+        />
+      </label>
+    );
+  }
 
   return (
     <label className="model-picker" title={problem ?? (runActive ? strings.modelNextTurn : strings.modelPicker)}>
