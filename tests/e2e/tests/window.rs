@@ -3,9 +3,13 @@ use pretty_assertions::assert_eq;
 
 #[tokio::test]
 async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
-    let app = AppUnderTest::launch(LaunchOptions::default())
-        .await
-        .unwrap();
+    // A usable provider (the scripted one): with nothing configured Send waits for the setup card (first_run.rs).
+    let app = AppUnderTest::launch(LaunchOptions {
+        envs: vec![("PI_API".to_owned(), "scripted".to_owned())],
+        args: Vec::new(),
+    })
+    .await
+    .unwrap();
 
     let composer = app.find_test_id("composer-input").await.unwrap();
     assert!(composer.is_displayed().await.unwrap());
