@@ -504,7 +504,9 @@ impl ModelLists {
                 .await
                 .map_err(|error| SettingsServiceError {
                     kind: SettingsFailure::Settings,
-                    message: format!("Reading the settings stopped unexpectedly ({error}). Try again."),
+                    message: format!(
+                        "Reading the settings stopped unexpectedly ({error}). Try again."
+                    ),
                 })??
         };
         if settings.api == "scripted" {
@@ -520,7 +522,12 @@ impl ModelLists {
         }
         let target = ProviderTarget::from_settings(&settings);
         Ok(self
-            .list(&target, &settings.connection, refresh, &CancellationToken::new())
+            .list(
+                &target,
+                &settings.connection,
+                refresh,
+                &CancellationToken::new(),
+            )
             .await)
     }
 
