@@ -2,63 +2,34 @@
 // a request that failed before any answer, the longest wait a server may ask for, and the proxy (the system's, none,
 // or a URL). Read when the panel opens; saved on the button, and answered with what the host keeps (it checks the
 // ranges and names the field at fault).
-import { useEffect, useState } from "react";
+import { useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
-import { toCommandError } from "../../ipc/backend";
 import { connectionSettings, saveConnectionSettings, type ConnectionSettings } from "../../ipc/connection";
-import type { CommandError } from "../../ipc/wire";
+import { useStoredSection } from "./useStoredSection";
 
 type ProxyMode = ConnectionSettings["proxy"]["mode"];
 const PROXY_MODES: ProxyMode[] = ["system", "none", "manual"];
 
 export function ConnectionSection() {
   const texts = useStrings().connectionSettings;
-  const [settings, setSettings] = useState<ConnectionSettings | null>(null);
-  const [proxyUrl, setProxyUrl] = useState("");
-  const [error, setError] = useState<CommandError | null>(null);
+  const section = useStoredSection(connectionSettings, saveConnectionSettings);
+  const { value: settings, error, saving } = section;
+  const [proxyUrl, setProxyUrl] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
-  const [saving, setSaving] = useState(false);
-
-  useEffect(() => {
-    let current = true;
-    connectionSettings().then(
-      (loaded) => {
-        if (!current) return;
-        setSettings(loaded);
-        if (loaded.proxy.mode === "manual") setProxyUrl(loaded.proxy.url);
-      },
-      (failure: unknown) => {
-        if (current) setError(toCommandError(failure));
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, []);
+  // The URL field starts from what is stored, until the user types.
+  const shownUrl = proxyUrl ?? (settings?.proxy.mode === "manual" ? settings.proxy.url : "");
 
   const change = (update: Partial<ConnectionSettings>) => {
     if (settings === null) return;
     setSaved(false);
-    setSettings({ ...settings, ...update });
+    section.edit({ ...settings, ...update });
   };
 
   const save = () => {
     if (settings === null) return;
-    const proxy = settings.proxy.mode === "manual" ? { mode: "manual" as const, url: proxyUrl.trim() } : settings.proxy;
-    setSaving(true);
-    setError(null);
-    saveConnectionSettings({ ...settings, proxy }).then(
-      (stored) => {
-        setSaving(false);
-        setSettings(stored);
-        setSaved(true);
-      },
-      (failure: unknown) => {
-        setSaving(false);
-        setError(toCommandError(failure));
-      },
-    );
+    const proxy = settings.proxy.mode === "manual" ? { mode: "manual" as const, url: shownUrl.trim() } : settings.proxy;
+    void section.save({ ...settings, proxy }).then(setSaved);
   };
 
   const number = (testId: string, label: string, value: number | undefined, onChange: (value: number) => void) => (
@@ -106,7 +77,7 @@ export function ConnectionSection() {
           disabled={settings === null || saving}
           onChange={(event) => {
             const mode = event.target.value as ProxyMode;
-            change({ proxy: mode === "manual" ? { mode, url: proxyUrl } : { mode } });
+            change({ proxy: mode === "manual" ? { mode, url: shownUrl } : { mode } });
           }}
         >
           {PROXY_MODES.map((mode) => (
@@ -121,7 +92,7 @@ export function ConnectionSection() {
           <span>{texts.proxyUrl}</span>
           <input
             data-testid="proxy-url"
-            value={proxyUrl}
+            value={shownUrl}
             placeholder="socks5://127.0.0.1:1080"
             onChange={(event) => {
               setSaved(false);

@@ -1,50 +1,20 @@
 // "Steering and follow-ups" in the settings: how many steering messages, and how many follow-ups, one poll of the
 // loop delivers (pi's modes: one at a time, or all at once). Read when the panel opens; each change is saved at
 // once and answered with what the host keeps now (open conversations follow it from their next poll).
-import { useEffect, useState } from "react";
-
 import { useStrings } from "../../i18n/I18n";
-import { queueSettings, saveQueueSettings, toCommandError, type QueueMode, type QueueSettings } from "../../ipc/backend";
-import type { CommandError } from "../../ipc/wire";
+import { queueSettings, saveQueueSettings, type QueueMode, type QueueSettings } from "../../ipc/backend";
+import { useStoredSection } from "./useStoredSection";
 
 const MODES: QueueMode[] = ["one_at_a_time", "all"];
 
 export function QueueSection() {
   const strings = useStrings();
   const texts = strings.queueSettings;
-  const [settings, setSettings] = useState<QueueSettings | null>(null);
-  const [error, setError] = useState<CommandError | null>(null);
-  const [saving, setSaving] = useState(false);
-
-  useEffect(() => {
-    let current = true;
-    queueSettings().then(
-      (loaded) => {
-        if (current) setSettings(loaded);
-      },
-      (failure: unknown) => {
-        if (current) setError(toCommandError(failure));
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, []);
+  const section = useStoredSection(queueSettings, saveQueueSettings);
+  const { value: settings, error, saving } = section;
 
   const save = (change: Partial<QueueSettings>) => {
-    if (settings === null) return;
-    setSaving(true);
-    setError(null);
-    saveQueueSettings({ ...settings, ...change }).then(
-      (saved) => {
-        setSaving(false);
-        setSettings(saved);
-      },
-      (failure: unknown) => {
-        setSaving(false);
-        setError(toCommandError(failure));
-      },
-    );
+    if (settings !== null) void section.save({ ...settings, ...change });
   };
 
   const select = (testId: string, label: string, value: QueueMode | undefined, onChange: (mode: QueueMode) => void) => (

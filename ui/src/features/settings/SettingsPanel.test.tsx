@@ -19,6 +19,7 @@ const ipc = vi.hoisted(() => ({
   approvalSettings: vi.fn(),
   conversationGrants: vi.fn(),
   queueSettings: vi.fn(),
+  saveQueueSettings: vi.fn(),
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
