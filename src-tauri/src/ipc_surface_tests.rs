@@ -1,6 +1,8 @@
 //! The IPC surface as the window sees it: the real config and capabilities on Tauri's mock runtime, and the run
 //! commands against desktop-host's scripted model with the window's event stream on a capturing `Channel`.
 
+use crate::test_window::invoke;
+use crate::test_window::{call, main_window};
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
@@ -16,10 +18,9 @@ use desktop_host::settings::{
 use desktop_host::wire::Envelope;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, Channel, InvokeBody, InvokeResponseBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, Manager as _, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::ipc::{Channel, InvokeResponseBody};
+use tauri::test::{MockRuntime, mock_builder};
+use tauri::{App, Manager as _, WebviewUrl, WebviewWindowBuilder};
 
 use crate::command_error::{CommandError, ErrorKind};
 use crate::commands;
@@ -93,34 +94,6 @@ fn scripted_app_with(adjust: fn(&mut SessionOptions)) -> TestApp {
         _home: home,
         _data: data,
     }
-}
-
-/// The main window as `tauri.conf.json` describes it (`build` alone does not open config windows).
-fn main_window(app: &App<MockRuntime>) -> WebviewWindow<MockRuntime> {
-    let window_config = app
-        .config()
-        .app
-        .windows
-        .iter()
-        .find(|window| window.label == "main")
-        .unwrap();
-    WebviewWindowBuilder::from_config(app, window_config)
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
-fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::default(),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_owned(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
 }
 
 fn body_json(body: InvokeResponseBody) -> Value {
@@ -509,20 +482,6 @@ fn a_window_the_capabilities_do_not_name_cannot_list_conversations() {
     let error = invoke(&other_window, "list_conversations").unwrap_err();
 
     assert!(error.to_string().contains("not allowed"), "{error}");
-}
-
-/// Invokes `cmd` with JSON `args` as the window does (the capabilities decide).
-fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_owned(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
 }
 
 #[test]
@@ -976,23 +935,6 @@ fn mcp_app() -> McpTestApp {
     }
 }
 
-fn invoke_with(
-    window: &WebviewWindow<MockRuntime>,
-    cmd: &str,
-    args: Value,
-) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_owned(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
-}
-
 /// `(name, state)` of every server of a view.
 fn states(view: &Value) -> Vec<(String, String)> {
     view["servers"]
@@ -1028,7 +970,7 @@ fn a_server_added_in_the_settings_is_saved_started_and_followed_live_then_turned
     .unwrap();
     assert_eq!(first.servers, []);
 
-    let saved = invoke_with(
+    let saved = call(
         &window,
         "save_mcp_server",
         json!({"server": {"name": "missing", "disabled": false, "transport": {
@@ -1054,7 +996,7 @@ fn a_server_added_in_the_settings_is_saved_started_and_followed_live_then_turned
         json!({"mcpServers": {"missing": {"command": "/nonexistent/mcp-server", "args": ["--flag"]}}})
     );
 
-    let disabled = invoke_with(
+    let disabled = call(
         &window,
         "set_mcp_server_enabled",
         json!({"name": "missing", "enabled": false}),
@@ -1064,13 +1006,12 @@ fn a_server_added_in_the_settings_is_saved_started_and_followed_live_then_turned
         states(&disabled),
         [("missing".to_owned(), "disabled".to_owned())]
     );
-    let refusal =
-        invoke_with(&window, "restart_mcp_server", json!({"name": "missing"})).unwrap_err();
+    let refusal = call(&window, "restart_mcp_server", json!({"name": "missing"})).unwrap_err();
     assert_eq!(
         refusal,
         json!({"kind": "invalid", "message": "the MCP server \"missing\" is disabled; enable it to start it"})
     );
-    invoke_with(
+    call(
         &window,
         "set_mcp_tool_enabled",
         json!({"server": "missing", "tool": "get-sum", "enabled": false}),
@@ -1081,7 +1022,7 @@ fn a_server_added_in_the_settings_is_saved_started_and_followed_live_then_turned
         json!({"command": "/nonexistent/mcp-server", "args": ["--flag"], "disabled": true, "disabledTools": ["get-sum"]})
     );
 
-    let removed = invoke_with(&window, "remove_mcp_server", json!({"name": "missing"})).unwrap();
+    let removed = call(&window, "remove_mcp_server", json!({"name": "missing"})).unwrap();
     assert_eq!(removed["servers"], json!([]));
     assert_eq!(test_app.mcp_json(), json!({"mcpServers": {}}));
 }
@@ -1095,14 +1036,14 @@ fn a_value_entered_for_a_server_goes_to_the_keychain_and_a_wrong_field_or_a_brok
             "type": "http", "url": url, "headers": [{"name": "Authorization", "value": "Bearer s3cret"}]}}})
     };
 
-    let refusal = invoke_with(&window, "save_mcp_server", server("ftp://example.com")).unwrap_err();
+    let refusal = call(&window, "save_mcp_server", server("ftp://example.com")).unwrap_err();
     assert_eq!(
         refusal,
         json!({"kind": "invalid", "message": "MCP server \"remote\", field \"url\": must be a web address starting with http:// or https://"})
     );
     assert!(!test_app.mcp_file().exists());
 
-    let view = invoke_with(
+    let view = call(
         &window,
         "save_mcp_server",
         server("https://example.com/mcp"),
@@ -1130,7 +1071,7 @@ fn a_value_entered_for_a_server_goes_to_the_keychain_and_a_wrong_field_or_a_brok
     );
 
     std::fs::write(test_app.mcp_file(), "{\"mcpServers\": {").unwrap();
-    let refusal = invoke_with(
+    let refusal = call(
         &window,
         "set_mcp_server_enabled",
         json!({"name": "remote", "enabled": true}),
@@ -1162,7 +1103,7 @@ fn servers_of_claude_desktop_are_offered_with_their_command_line_and_arrive_disa
     )
     .unwrap();
 
-    let offered = invoke_with(&window, "mcp_import_candidates", json!({})).unwrap();
+    let offered = call(&window, "mcp_import_candidates", json!({})).unwrap();
 
     assert_eq!(
         offered["candidates"],
@@ -1171,7 +1112,7 @@ fn servers_of_claude_desktop_are_offered_with_their_command_line_and_arrive_disa
     assert_eq!(offered["files"][1]["source"], json!("cursor"));
     assert_eq!(offered["files"][1]["found"], json!(false));
 
-    let view = invoke_with(
+    let view = call(
         &window,
         "import_mcp_servers",
         json!({"chosen": [{"source": "claude_desktop", "name": "github"}]}),
@@ -1188,7 +1129,7 @@ fn servers_of_claude_desktop_are_offered_with_their_command_line_and_arrive_disa
             .unwrap()
             .contains("ghp_abc")
     );
-    let again = invoke_with(
+    let again = call(
         &window,
         "import_mcp_servers",
         json!({"chosen": [{"source": "claude_desktop", "name": "github"}]}),
@@ -1217,7 +1158,7 @@ fn a_window_the_capabilities_do_not_name_cannot_edit_the_mcp_servers() {
         "import_mcp_servers",
         "subscribe_mcp_servers",
     ] {
-        let error = invoke_with(&other_window, command, json!({})).unwrap_err();
+        let error = call(&other_window, command, json!({})).unwrap_err();
         assert!(
             error.to_string().contains("not allowed"),
             "{command}: {error}"

@@ -19,6 +19,8 @@ mod logging;
 mod single_instance;
 #[cfg(unix)]
 mod termination;
+#[cfg(test)]
+mod test_window;
 mod window_geometry;
 mod window_state;
 mod window_state_file;

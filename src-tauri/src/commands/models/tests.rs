@@ -1,6 +1,7 @@
 //! The connection and model commands as the window calls them: the real config and capabilities on Tauri's mock
 //! runtime, a temporary config folder, and a real HTTP server on loopback for the model list.
 
+use crate::test_window::{call, main_window};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -16,10 +17,8 @@ use desktop_host::settings::{
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+use tauri::App;
+use tauri::test::{MockRuntime, mock_builder};
 
 struct TestApp {
     app: App<MockRuntime>,
@@ -81,33 +80,6 @@ fn test_app() -> TestApp {
         home,
         _data: data,
     }
-}
-
-fn main_window(app: &App<MockRuntime>) -> WebviewWindow<MockRuntime> {
-    let config = app
-        .config()
-        .app
-        .windows
-        .iter()
-        .find(|window| window.label == "main")
-        .unwrap();
-    WebviewWindowBuilder::from_config(app, config)
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
-fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_owned(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
 }
 
 /// A one-request HTTP server on loopback answering `GET /v1/models` with `body`; returns its base URL.
