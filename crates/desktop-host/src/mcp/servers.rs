@@ -462,11 +462,6 @@ impl McpServers {
         }
     }
 
-    /// What was wrong with `mcp.json`.
-    pub fn problems(&self) -> Vec<String> {
-        self.lock().problems.clone()
-    }
-
     /// Where `mcp.json` is, when the platform names a config folder.
     pub fn config_file(&self) -> Option<&Path> {
         self.config_file.as_deref()
