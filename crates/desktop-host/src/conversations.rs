@@ -38,7 +38,7 @@ use serde::Serialize;
 pub use export_file::{ExportedFile, export_file_name};
 pub use inspection::{ConversationInspection, InspectedRun, RunReplay, summarize_log_lines};
 pub use live_stream::{LiveSnapshot, LiveStream, RunPhase, RunSnapshot, RunningTool};
-pub use run_log::{LiveRunLog, RecordingSink};
+pub use run_log::{LiveRunLog, RecordingSink, log_line};
 
 use crate::session::{DesktopSession, SessionError, SessionOptions};
 use crate::settings::ResolvedSettings;

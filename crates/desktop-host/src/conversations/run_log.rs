@@ -199,12 +199,15 @@ fn now_ms() -> i64 {
 fn log_values(items: &[(i64, Envelope)]) -> Vec<Value> {
     items
         .iter()
-        .filter_map(|(at, envelope)| {
-            let mut envelope = serde_json::to_value(envelope).ok()?;
-            compact(&mut envelope);
-            Some(serde_json::json!({"at": at, "envelope": envelope}))
-        })
+        .filter_map(|(at, envelope)| log_line(*at, envelope))
         .collect()
+}
+
+/// One line of a run's log: `envelope` (compacted) and when it passed, `{"at": ms, "envelope": …}`.
+pub fn log_line(at_ms: i64, envelope: &Envelope) -> Option<Value> {
+    let mut envelope = serde_json::to_value(envelope).ok()?;
+    compact(&mut envelope);
+    Some(serde_json::json!({"at": at_ms, "envelope": envelope}))
 }
 
 /// Drops what every line of a conversation's log would repeat (the protocol version and the conversation's id,

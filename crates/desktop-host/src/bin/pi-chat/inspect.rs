@@ -2,10 +2,10 @@
 //! one line per turn (what was sent, first token, duration, tokens, stop reason, cost, tool calls) — from the same
 //! derivation the window's panel shows.
 
-use desktop_host::conversations::summarize_log_lines;
+use desktop_host::conversations::{log_line, summarize_log_lines};
 use desktop_host::inspector::{RunExit, RunSummary, TurnSummary};
 use desktop_host::wire::Envelope;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The envelopes of the run in progress, as log lines.
 #[derive(Default)]
@@ -19,8 +19,8 @@ impl RunRecorder {
     pub(crate) fn take(&mut self, envelope: &Envelope) -> Option<RunSummary> {
         envelope.run_id?;
         let started = *self.started.get_or_insert_with(std::time::Instant::now);
-        let at = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.lines.push(json!({"at": at, "envelope": envelope}));
+        let at = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        self.lines.extend(log_line(at, envelope));
         if !envelope.is_idle() {
             return None;
         }
@@ -107,6 +107,7 @@ fn millis(value: Option<u64>) -> String {
 mod tests {
     use super::*;
     use desktop_host::inspector::{InjectedMessage, ToolCallSummary};
+    use serde_json::json;
 
     #[test]
     fn a_tool_run_reads_as_its_exit_and_a_line_per_turn() {
