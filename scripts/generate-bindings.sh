@@ -8,7 +8,7 @@ BINDINGS="$REPO_ROOT/ui/src/ipc/bindings"
 
 export_bindings() {
   # ts-rs writes each exported type when its generated `export_bindings_*` test runs.
-  (cd "$REPO_ROOT" && TS_RS_EXPORT_DIR="$1" cargo test -q -p desktop-host -p pi-desktop --lib export_bindings >/dev/null)
+  (cd "$REPO_ROOT" && TS_RS_EXPORT_DIR="$1" cargo test -q --workspace --lib export_bindings >/dev/null)
 }
 
 if [[ "${1:-}" == "--check" ]]; then

@@ -6,11 +6,27 @@ build_ui() {
   (cd "$UI_DIR" && npm run --silent build)
 }
 
-# A debug build: it shares its compiled dependencies with the test ladder, and the release profile
-# (thin LTO) would add minutes for no benefit here. `custom-protocol` embeds ui/dist in the binary.
+# A debug build: the release profile (thin LTO) would add minutes for no benefit here. `custom-protocol`
+# embeds ui/dist in the binary.
 build_app() {
   step "build: pi-desktop with the UI embedded (cargo build -p pi-desktop --features custom-protocol)"
   (cd "$REPO_ROOT" && cargo build -p pi-desktop --features custom-protocol)
+  APP_BINARY="$(cargo_target_dir)/debug/pi-desktop"
+  export APP_BINARY
+}
+
+# The cargo selection of the end-to-end layer. Cargo resolves features once per invocation, over the packages
+# selected and (when a test target is built) their dev-dependencies, so a narrower `-p` selection or a build
+# without test targets gives tokio, syn, serde_json and others other features than `cargo test --workspace`,
+# and most of the dependencies would be compiled a second time. With the whole workspace and a test target
+# selected, only tauri, its plugins and the app are compiled again, for `custom-protocol`.
+E2E_CARGO_ARGS=(--workspace --features pi-desktop/custom-protocol,pi-desktop-e2e/e2e)
+
+# build_app for the WebDriver tests: the app binary and the e2e test binary, sharing the test ladder's
+# compiled dependencies.
+build_app_for_e2e() {
+  step "build: pi-desktop with the UI embedded, and the WebDriver tests (cargo build ${E2E_CARGO_ARGS[*]} --bins --test e2e)"
+  (cd "$REPO_ROOT" && cargo build "${E2E_CARGO_ARGS[@]}" --bins --test e2e)
   APP_BINARY="$(cargo_target_dir)/debug/pi-desktop"
   export APP_BINARY
 }

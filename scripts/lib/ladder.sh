@@ -36,11 +36,9 @@ in_ui() { (cd "$UI_DIR" && "$@"); }
 layer_1_lint() {
   begin_layer "1 (format and lint)"
   check "cargo fmt --all --check" in_repo cargo fmt --all --check
-  check "cargo clippy --workspace --all-targets -- -D warnings" \
-    in_repo cargo clippy --workspace --all-targets -- -D warnings
-  # The WebDriver tests build only with their `e2e` feature, so the line above does not see them.
-  check "cargo clippy -p pi-desktop-e2e --all-targets --features e2e -- -D warnings" \
-    in_repo cargo clippy -p pi-desktop-e2e --all-targets --features e2e -- -D warnings
+  # The WebDriver tests build only with their `e2e` feature; one invocation checks them with the rest.
+  check "cargo clippy --workspace --all-targets --features pi-desktop-e2e/e2e -- -D warnings" \
+    in_repo cargo clippy --workspace --all-targets --features pi-desktop-e2e/e2e -- -D warnings
   check "the TypeScript bindings match the Rust types (scripts/generate-bindings.sh --check)" \
     in_repo ./scripts/generate-bindings.sh --check
   end_layer
@@ -52,7 +50,7 @@ layer_2_cargo_test() {
   # Without a keychain session the keychain binary only says it skipped; here it runs against a real,
   # unlocked gnome-keyring on a private D-Bus session and fails on any keychain error.
   check "keychain tests in a private D-Bus session (gnome-keyring)" \
-    in_repo crates/desktop-host/tests/keychain-session.sh cargo test -p desktop-host --test secrets_keychain
+    in_repo crates/desktop-host/tests/keychain-session.sh cargo test --workspace --test secrets_keychain
   end_layer
 }
 
@@ -70,14 +68,14 @@ layer_3_ui() {
 run_e2e_tests() {
   in_repo env PI_DESKTOP_APP="$APP_BINARY" \
     xvfb-run -a -s "-screen 0 1280x800x24" \
-    cargo test -p pi-desktop-e2e --features e2e -- --test-threads=1
+    cargo test "${E2E_CARGO_ARGS[@]}" --test e2e -- --test-threads=1
 }
 
 layer_4_e2e() {
   begin_layer "4 (end to end: the real app over WebDriver under Xvfb)"
   check "build ui/dist (vite build)" in_ui npm run --silent build
-  check "build pi-desktop with the UI embedded" build_app
-  check "WebDriver tests (cargo test -p pi-desktop-e2e --features e2e)" run_e2e_tests
+  check "build pi-desktop with the UI embedded, and the WebDriver tests" build_app_for_e2e
+  check "WebDriver tests (cargo test --test e2e)" run_e2e_tests
   note "screenshots: $REPO_ROOT/artifacts/e2e/"
   end_layer
 }

@@ -178,7 +178,7 @@ check_installed_app_over_webdriver() {
   output="$(mktemp)"
   (cd "$REPO_ROOT" && env PI_DESKTOP_APP="$INSTALLED_BINARY" PI_E2E_ARTIFACTS="$REPO_ROOT/artifacts/package" \
     xvfb-run -a -s "-screen 0 1280x800x24" \
-    cargo test -p pi-desktop-e2e --features e2e --test e2e -- --test-threads=1 window::) | tee "$output"
+    cargo test "${E2E_CARGO_ARGS[@]}" --test e2e -- --test-threads=1 window::) | tee "$output"
   local status=${PIPESTATUS[0]}
   if [[ $status -eq 0 ]] && ! grep -qE 'test result: ok\. [1-9][0-9]* passed' "$output"; then
     fail "no test matched window:: in tests/e2e (renamed?)"
