@@ -1,5 +1,5 @@
-//! The one error every command rejects with: `{ kind, message }` (ipc-contract.md), so the UI can branch on the
-//! kind and show the message as it is. Messages say what happened and what to do; they never hold a secret.
+//! The one error every command rejects with: `{ kind, code, detail }` (ipc-contract.md). The UI branches on the
+//! kind and words the code in its language; the detail is what the failing part said. Never holds a secret.
 
 use desktop_host::conversations::ConversationsError;
 use desktop_host::session::SessionError;
@@ -28,52 +28,167 @@ pub enum ErrorKind {
     Internal,
 }
 
-/// A command's failure as the UI receives it.
+/// What failed, as a code the UI words in its own language (ui/src/i18n/error-text.ts); each code implies its
+/// kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ErrorCode {
+    /// A run is active: steer, follow up or wait.
+    Busy,
+    /// There is nothing to continue from.
+    NothingToContinue,
+    /// The agent failed unexpectedly.
+    AgentFailed,
+    /// The model layer could not be set up from the settings.
+    ModelSetup,
+    /// The settings name no usable provider, or cannot be read.
+    SettingsUnusable,
+    /// The settings or the key file cannot be written.
+    SettingsNotSaved,
+    /// A value the user entered is not valid.
+    InvalidValue,
+    /// The system keychain failed.
+    KeychainFailed,
+    /// The system names no home or config folder.
+    NoConfigFolder,
+    /// The conversation was deleted.
+    ConversationGone,
+    /// The input to a stored conversation is not valid.
+    InvalidInput,
+    /// The disk is full.
+    DiskFull,
+    /// The app's data folder is not writable.
+    DataFolderReadOnly,
+    /// Another program holds the conversation database.
+    DatabaseBusy,
+    /// The conversation database is damaged.
+    DatabaseDamaged,
+    /// The conversation database was written by a newer version.
+    DatabaseTooNew,
+    /// Reading or writing the conversations failed.
+    StorageFailed,
+    /// The export could not be written into Downloads.
+    ExportFailed,
+    /// Work behind a command stopped unexpectedly.
+    WorkStopped,
+    /// The run's log is no longer kept.
+    RunLogGone,
+    /// No MCP server has that name.
+    McpUnknownServer,
+    /// The MCP server is disabled.
+    McpServerDisabled,
+    /// The MCP server's entry is not valid.
+    McpEntryInvalid,
+    /// That MCP server name is taken.
+    McpNameTaken,
+    /// `mcp.json` cannot be read or written.
+    McpFileFailed,
+    /// A keychain value of an MCP server cannot be kept.
+    McpKeychainFailed,
+    /// The other app's config cannot be imported.
+    McpImportFailed,
+    /// A grant could not be removed from `mcp.json`.
+    McpGrantNotKept,
+    /// No model was chosen.
+    ModelRequired,
+    /// The prompt (its images) is not valid.
+    InvalidPrompt,
+    /// The tool call is no longer waiting for an answer.
+    ApprovalNotPending,
+    /// The message is empty.
+    EmptyMessage,
+    /// The message is no longer queued.
+    NoLongerQueued,
+    /// The queued message is already on its way to the model.
+    AlreadyDelivered,
+}
+
+impl ErrorCode {
+    /// The kind of failure the code belongs to.
+    pub fn kind(self) -> ErrorKind {
+        use ErrorCode::*;
+        match self {
+            Busy => ErrorKind::Busy,
+            SettingsUnusable => ErrorKind::Settings,
+            ModelSetup => ErrorKind::Provider,
+            KeychainFailed | McpKeychainFailed => ErrorKind::Keychain,
+            SettingsNotSaved | DiskFull | DataFolderReadOnly | DatabaseBusy | DatabaseDamaged
+            | DatabaseTooNew | StorageFailed | ExportFailed | McpFileFailed | McpGrantNotKept => {
+                ErrorKind::Storage
+            }
+            NothingToContinue | InvalidValue | ConversationGone | InvalidInput | RunLogGone
+            | McpUnknownServer | McpServerDisabled | McpEntryInvalid | McpNameTaken
+            | McpImportFailed | ModelRequired | InvalidPrompt | ApprovalNotPending
+            | EmptyMessage | NoLongerQueued | AlreadyDelivered => ErrorKind::Invalid,
+            AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
+        }
+    }
+}
+
+/// A command's failure as the UI receives it: the UI words `code`; `detail` is what the failing part said (in
+/// English, for example a path or the system's error), shown beside it. Never holds a secret.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error, ts_rs::TS)]
-#[error("{message}")]
+#[error("{code:?}: {}", detail.as_deref().unwrap_or_default())]
 #[ts(export)]
 pub struct CommandError {
     pub kind: ErrorKind,
-    pub message: String,
+    pub code: ErrorCode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub detail: Option<String>,
 }
 
 impl CommandError {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> CommandError {
+    /// A failure with what the failing part said.
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> CommandError {
+        let detail = detail.into();
         CommandError {
-            kind,
-            message: message.into(),
+            kind: code.kind(),
+            code,
+            detail: (!detail.is_empty()).then_some(detail),
         }
+    }
+
+    /// A failure the code says all of.
+    pub fn bare(code: ErrorCode) -> CommandError {
+        CommandError::new(code, String::new())
+    }
+
+    /// A command's blocking work that stopped before answering (it panicked or was cancelled).
+    pub fn work_stopped(error: impl std::fmt::Display) -> CommandError {
+        CommandError::new(ErrorCode::WorkStopped, error.to_string())
     }
 }
 
 impl From<SessionError> for CommandError {
     fn from(error: SessionError) -> CommandError {
-        let kind = match &error {
-            SessionError::Busy(_) => ErrorKind::Busy,
-            SessionError::NothingToContinue(_) => ErrorKind::Invalid,
-            SessionError::Agent(_) => ErrorKind::Internal,
-            SessionError::Setup(_) => ErrorKind::Provider,
+        let code = match &error {
+            SessionError::Busy(_) => ErrorCode::Busy,
+            SessionError::NothingToContinue(_) => ErrorCode::NothingToContinue,
+            SessionError::Agent(_) => ErrorCode::AgentFailed,
+            SessionError::Setup(_) => ErrorCode::ModelSetup,
         };
-        CommandError::new(kind, error.to_string())
+        CommandError::new(code, error.to_string())
     }
 }
 
 impl From<SettingsServiceError> for CommandError {
     fn from(error: SettingsServiceError) -> CommandError {
-        let kind = match error.kind {
-            SettingsFailure::Settings => ErrorKind::Settings,
-            SettingsFailure::Storage => ErrorKind::Storage,
-            SettingsFailure::Invalid => ErrorKind::Invalid,
-            SettingsFailure::Keychain => ErrorKind::Keychain,
-            SettingsFailure::Environment => ErrorKind::Internal,
+        let code = match error.kind {
+            SettingsFailure::Settings => ErrorCode::SettingsUnusable,
+            SettingsFailure::Storage => ErrorCode::SettingsNotSaved,
+            SettingsFailure::Invalid => ErrorCode::InvalidValue,
+            SettingsFailure::Keychain => ErrorCode::KeychainFailed,
+            SettingsFailure::Environment => ErrorCode::NoConfigFolder,
         };
-        CommandError::new(kind, error.message)
+        CommandError::new(code, error.message)
     }
 }
 
 impl From<&SettingsError> for CommandError {
     fn from(error: &SettingsError) -> CommandError {
-        CommandError::new(ErrorKind::Settings, error.to_string())
+        CommandError::new(ErrorCode::SettingsUnusable, error.to_string())
     }
 }
 
@@ -84,56 +199,24 @@ pub(crate) fn to_command_error(error: ConversationsError) -> CommandError {
         ConversationsError::Session(session_error) => CommandError::from(session_error),
         ConversationsError::SessionOptions(source) => match source.downcast::<CommandError>() {
             Ok(command_error) => *command_error,
-            Err(other) => CommandError::new(ErrorKind::Settings, other.to_string()),
+            Err(other) => CommandError::new(ErrorCode::SettingsUnusable, other.to_string()),
         },
-        ConversationsError::WriteExport { .. } => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Check that your Downloads folder exists, is writable and has free space."
-            ),
-        ),
+        ConversationsError::WriteExport { .. } => {
+            CommandError::new(ErrorCode::ExportFailed, error.to_string())
+        }
     }
 }
 
 fn store_command_error(error: &StoreError) -> CommandError {
-    match error.kind() {
-        StoreErrorKind::NotFound => CommandError::new(
-            ErrorKind::Invalid,
-            "This conversation no longer exists (it was deleted). Pick another one from the list.",
-        ),
-        StoreErrorKind::InvalidInput => CommandError::new(
-            ErrorKind::Invalid,
-            format!("{error}. Change it and try again."),
-        ),
-        StoreErrorKind::DiskFull => CommandError::new(
-            ErrorKind::Storage,
-            format!("{error}. The disk is full: free some space and try again."),
-        ),
-        StoreErrorKind::ReadOnly => CommandError::new(
-            ErrorKind::Storage,
-            format!("{error}. The app's data folder is not writable: check its permissions."),
-        ),
-        StoreErrorKind::Busy => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Another program holds the conversation database: close it and try again."
-            ),
-        ),
-        StoreErrorKind::Corrupt => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Restart Pi Desktop: a damaged database is set aside and a new one started."
-            ),
-        ),
-        StoreErrorKind::SchemaTooNew => CommandError::new(
-            ErrorKind::Storage,
-            format!(
-                "{error}. Update Pi Desktop to the newest version to open these conversations."
-            ),
-        ),
-        StoreErrorKind::Io => CommandError::new(
-            ErrorKind::Storage,
-            format!("{error}. Try again; restart Pi Desktop if it keeps failing."),
-        ),
-    }
+    let code = match error.kind() {
+        StoreErrorKind::NotFound => ErrorCode::ConversationGone,
+        StoreErrorKind::InvalidInput => ErrorCode::InvalidInput,
+        StoreErrorKind::DiskFull => ErrorCode::DiskFull,
+        StoreErrorKind::ReadOnly => ErrorCode::DataFolderReadOnly,
+        StoreErrorKind::Busy => ErrorCode::DatabaseBusy,
+        StoreErrorKind::Corrupt => ErrorCode::DatabaseDamaged,
+        StoreErrorKind::SchemaTooNew => ErrorCode::DatabaseTooNew,
+        StoreErrorKind::Io => ErrorCode::StorageFailed,
+    };
+    CommandError::new(code, error.to_string())
 }

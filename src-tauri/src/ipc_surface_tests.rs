@@ -22,7 +22,7 @@ use tauri::ipc::{Channel, InvokeResponseBody};
 use tauri::test::{MockRuntime, mock_builder};
 use tauri::{App, Manager as _, WebviewUrl, WebviewWindowBuilder};
 
-use crate::command_error::{CommandError, ErrorKind};
+use crate::command_error::{CommandError, ErrorCode, ErrorKind};
 use crate::commands;
 
 /// A scripted (offline, deterministic) model, a temporary home and a temporary app data folder.
@@ -315,9 +315,12 @@ fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
     let refusal = prompt(&test_app.app, "second").unwrap_err();
 
     assert_eq!(refusal.kind, ErrorKind::Busy);
+    assert_eq!(refusal.code, ErrorCode::Busy);
     assert_eq!(
-        refusal.message,
-        "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+        refusal.detail.as_deref(),
+        Some(
+            "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+        )
     );
     drop(release_tx);
 }
@@ -389,9 +392,10 @@ fn a_prompt_with_an_unsupported_image_is_refused_as_invalid_before_anything_runs
         .unwrap_err();
 
     assert_eq!(refusal.kind, ErrorKind::Invalid);
+    assert_eq!(refusal.code, ErrorCode::InvalidPrompt);
     assert_eq!(
-        refusal.message,
-        "Image 1 has the type \"image/bmp\"; attach PNG, JPEG, GIF or WebP images."
+        refusal.detail.as_deref(),
+        Some("Image 1 has the type \"image/bmp\"; attach PNG, JPEG, GIF or WebP images.")
     );
     assert_eq!(captured.all(), Vec::<Value>::new(), "nothing ran");
 }
@@ -412,9 +416,10 @@ fn an_answer_to_an_approval_question_that_does_not_wait_is_refused_as_invalid() 
     .unwrap_err();
 
     assert_eq!(refusal.kind, ErrorKind::Invalid);
+    assert_eq!(refusal.code, ErrorCode::ApprovalNotPending);
     assert_eq!(
-        refusal.message,
-        "this question was already answered or withdrawn"
+        refusal.detail.as_deref(),
+        Some("this question was already answered or withdrawn")
     );
 }
 
@@ -523,8 +528,7 @@ fn a_queued_message_is_in_the_snapshot_until_cancelled_and_a_queued_one_sent_now
             "cancel_queued",
             json!({"conversationId": conversation_id, "id": 1})
         ),
-        Err(json!({"kind": "invalid",
-                   "message": "This message is no longer queued: it was delivered, cancelled or sent already."}))
+        Err(json!({"kind": "invalid", "code": "no_longer_queued"}))
     );
 
     let follow_up = call(
@@ -646,7 +650,11 @@ fn the_main_window_may_list_the_mcp_servers_and_without_mcp_json_there_are_none(
     ))
     .unwrap_err();
     assert_eq!(refusal.kind, ErrorKind::Invalid);
-    assert_eq!(refusal.message, "there is no MCP server \"nobody\"");
+    assert_eq!(refusal.code, ErrorCode::McpUnknownServer);
+    assert_eq!(
+        refusal.detail.as_deref(),
+        Some("there is no MCP server \"nobody\"")
+    );
 }
 
 #[test]
@@ -1009,7 +1017,8 @@ fn a_server_added_in_the_settings_is_saved_started_and_followed_live_then_turned
     let refusal = call(&window, "restart_mcp_server", json!({"name": "missing"})).unwrap_err();
     assert_eq!(
         refusal,
-        json!({"kind": "invalid", "message": "the MCP server \"missing\" is disabled; enable it to start it"})
+        json!({"kind": "invalid", "code": "mcp_server_disabled",
+               "detail": "the MCP server \"missing\" is disabled; enable it to start it"})
     );
     call(
         &window,
@@ -1039,7 +1048,8 @@ fn a_value_entered_for_a_server_goes_to_the_keychain_and_a_wrong_field_or_a_brok
     let refusal = call(&window, "save_mcp_server", server("ftp://example.com")).unwrap_err();
     assert_eq!(
         refusal,
-        json!({"kind": "invalid", "message": "MCP server \"remote\", field \"url\": must be a web address starting with http:// or https://"})
+        json!({"kind": "invalid", "code": "mcp_entry_invalid",
+               "detail": "MCP server \"remote\", field \"url\": must be a web address starting with http:// or https://"})
     );
     assert!(!test_app.mcp_file().exists());
 
@@ -1078,8 +1088,9 @@ fn a_value_entered_for_a_server_goes_to_the_keychain_and_a_wrong_field_or_a_brok
     )
     .unwrap_err();
     assert_eq!(refusal["kind"], json!("storage"));
+    assert_eq!(refusal["code"], json!("mcp_file_failed"));
     assert!(
-        refusal["message"]
+        refusal["detail"]
             .as_str()
             .unwrap()
             .ends_with("is not valid JSON (EOF while parsing an object at line 1 column 16); fix the file or move it away: Pi Desktop did not change it"),
@@ -1137,7 +1148,8 @@ fn servers_of_claude_desktop_are_offered_with_their_command_line_and_arrive_disa
     .unwrap_err();
     assert_eq!(
         again,
-        json!({"kind": "invalid", "message": "an MCP server named \"github\" exists already; give this one another name"})
+        json!({"kind": "invalid", "code": "mcp_name_taken",
+               "detail": "an MCP server named \"github\" exists already; give this one another name"})
     );
 }
 

@@ -7,7 +7,7 @@ use desktop_host::inspector::EventRow;
 use desktop_host::store::ConversationId;
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::{CommandError, ErrorCode, to_command_error};
 
 /// Runs `work` over the conversations service on a blocking thread.
 async fn blocking<T: Send + 'static>(
@@ -17,19 +17,11 @@ async fn blocking<T: Send + 'static>(
     let conversations = conversations.clone();
     tauri::async_runtime::spawn_blocking(move || work(&conversations))
         .await
-        .map_err(|error| {
-            CommandError::new(
-                ErrorKind::Internal,
-                format!("Reading the run stopped unexpectedly ({error}). Try again."),
-            )
-        })?
+        .map_err(CommandError::work_stopped)?
 }
 
 fn no_such_run() -> CommandError {
-    CommandError::new(
-        ErrorKind::Invalid,
-        "This run's log is no longer kept (older runs make room for newer ones).",
-    )
+    CommandError::bare(ErrorCode::RunLogGone)
 }
 
 /// Every run of the conversation the inspector can show: stored ones, then the one in progress.

@@ -22,7 +22,7 @@ use tauri::async_runtime::JoinHandle;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager as _, Runtime, State, WebviewWindow};
 
-use crate::command_error::{CommandError, ErrorKind};
+use crate::command_error::{CommandError, ErrorCode};
 
 /// The least time between two views sent to a window: a server that writes to stderr all the time must not flood it.
 const VIEW_INTERVAL: Duration = Duration::from_millis(100);
@@ -156,8 +156,11 @@ pub(crate) async fn restart_mcp_server(
     name: String,
 ) -> Result<McpServersView, CommandError> {
     servers.restart(&name).await.map_err(|error| match error {
-        McpRestartError::UnknownServer(_) | McpRestartError::Disabled(_) => {
-            CommandError::new(ErrorKind::Invalid, error.to_string())
+        McpRestartError::UnknownServer(_) => {
+            CommandError::new(ErrorCode::McpUnknownServer, error.to_string())
+        }
+        McpRestartError::Disabled(_) => {
+            CommandError::new(ErrorCode::McpServerDisabled, error.to_string())
         }
     })?;
     Ok(servers.view())
@@ -175,12 +178,11 @@ pub(crate) async fn revoke_mcp_grant(
         .revoke(&server, tool.as_deref())
         .map_err(|error| match error {
             RevokeError::UnknownServer(_) => {
-                CommandError::new(ErrorKind::Invalid, error.to_string())
+                CommandError::new(ErrorCode::McpUnknownServer, error.to_string())
             }
-            RevokeError::NotKept(_) => CommandError::new(
-                ErrorKind::Storage,
-                format!("{error}. Check that the config folder is writable."),
-            ),
+            RevokeError::NotKept(_) => {
+                CommandError::new(ErrorCode::McpGrantNotKept, error.to_string())
+            }
         })?;
     Ok(servers.view())
 }
@@ -235,22 +237,18 @@ pub(crate) fn end_servers_at_exit<R: Runtime>(app: &AppHandle<R>) {
 
 /// Where `mcp.json` is; refused when the platform names no config folder.
 fn config_path(servers: &McpServers) -> Result<PathBuf, CommandError> {
-    servers.config_file().map(PathBuf::from).ok_or_else(|| {
-        CommandError::new(
-            ErrorKind::Internal,
-            "This system names no config folder, so MCP servers cannot be saved. Set HOME and restart Pi Desktop.",
-        )
-    })
+    servers
+        .config_file()
+        .map(PathBuf::from)
+        .ok_or_else(|| CommandError::bare(ErrorCode::NoConfigFolder))
 }
 
 /// Brings the servers in line with the file just written, and the view they show now.
 async fn reloaded(servers: &Arc<McpServers>) -> Result<McpServersView, CommandError> {
-    servers.reload().await.map_err(|error| {
-        CommandError::new(
-            ErrorKind::Storage,
-            format!("mcp.json was saved but cannot be read back: {error}"),
-        )
-    })?;
+    servers
+        .reload()
+        .await
+        .map_err(|error| CommandError::new(ErrorCode::McpFileFailed, error.to_string()))?;
     Ok(servers.view())
 }
 
@@ -260,37 +258,36 @@ async fn blocking<T: Send + 'static, E: Into<CommandError> + Send + 'static>(
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|error| {
-            CommandError::new(
-                ErrorKind::Internal,
-                format!("Saving the MCP servers stopped unexpectedly ({error}). Try again."),
-            )
-        })?
+        .map_err(CommandError::work_stopped)?
         .map_err(Into::into)
 }
 
 impl From<McpFileError> for CommandError {
     fn from(error: McpFileError) -> CommandError {
-        let kind = match &error {
-            McpFileError::Invalid { .. }
-            | McpFileError::UnknownServer(_)
-            | McpFileError::NameTaken(_) => ErrorKind::Invalid,
+        let code = match &error {
+            McpFileError::Invalid { .. } => ErrorCode::McpEntryInvalid,
+            McpFileError::UnknownServer(_) => ErrorCode::McpUnknownServer,
+            McpFileError::NameTaken(_) => ErrorCode::McpNameTaken,
             McpFileError::NotJson { .. }
             | McpFileError::NotAConfig { .. }
             | McpFileError::Read { .. }
-            | McpFileError::Write { .. } => ErrorKind::Storage,
-            McpFileError::Keychain { .. } => ErrorKind::Keychain,
+            | McpFileError::Write { .. } => ErrorCode::McpFileFailed,
+            McpFileError::Keychain { .. } => ErrorCode::McpKeychainFailed,
         };
-        CommandError::new(kind, error.to_string())
+        CommandError::new(code, error.to_string())
     }
 }
 
 fn import_error(error: McpImportError) -> CommandError {
     match error {
         McpImportError::File(error) => CommandError::from(error),
+        McpImportError::SameName(_) => {
+            CommandError::new(ErrorCode::McpNameTaken, error.to_string())
+        }
         McpImportError::Source { .. }
         | McpImportError::NoFolder(_)
-        | McpImportError::NotThere { .. }
-        | McpImportError::SameName(_) => CommandError::new(ErrorKind::Invalid, error.to_string()),
+        | McpImportError::NotThere { .. } => {
+            CommandError::new(ErrorCode::McpImportFailed, error.to_string())
+        }
     }
 }

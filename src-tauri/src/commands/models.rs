@@ -14,7 +14,7 @@ use desktop_host::store::ConversationId;
 use serde::Serialize;
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::{CommandError, ErrorCode, to_command_error};
 
 /// The stored connection settings (the stated defaults when nothing is stored).
 #[tauri::command]
@@ -195,10 +195,7 @@ pub(crate) async fn set_conversation_model(
 ) -> Result<(), CommandError> {
     let model = model.trim().to_owned();
     if model.is_empty() {
-        return Err(CommandError::new(
-            ErrorKind::Invalid,
-            "Choose a model from the list, or type its id.",
-        ));
+        return Err(CommandError::bare(ErrorCode::ModelRequired));
     }
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
@@ -218,12 +215,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|error| {
-            CommandError::new(
-                ErrorKind::Internal,
-                format!("The connection settings work stopped unexpectedly ({error}). Try again."),
-            )
-        })?
+        .map_err(CommandError::work_stopped)?
 }
 
 #[cfg(test)]

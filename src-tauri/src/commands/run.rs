@@ -13,7 +13,7 @@ use desktop_host::store::ConversationId;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::{CommandError, ErrorCode, to_command_error};
 
 /// An image attached to a prompt (base64 data and its MIME type).
 #[derive(Debug, Deserialize, ts_rs::TS)]
@@ -60,7 +60,7 @@ pub(crate) async fn prompt(
         })
         .collect();
     let prompt = SessionPrompt::with_images(text, images)
-        .map_err(|error| CommandError::new(ErrorKind::Invalid, error.to_string()))?;
+        .map_err(|error| CommandError::new(ErrorCode::InvalidPrompt, error.to_string()))?;
     let active = conversations.active().await.map_err(to_command_error)?;
     let run = active.session.start_prompt(prompt).await?;
     Ok(RunAccepted::of(active.id, &run))
@@ -110,11 +110,14 @@ pub(crate) async fn resolve_approval(
     let session = conversations
         .open_session(&conversation_id)
         .ok_or_else(|| {
-            CommandError::new(ErrorKind::Invalid, ApprovalError::NotPending.to_string())
+            CommandError::new(
+                ErrorCode::ApprovalNotPending,
+                ApprovalError::NotPending.to_string(),
+            )
         })?;
     session
         .resolve_approval(request_id, decision)
-        .map_err(|error| CommandError::new(ErrorKind::Invalid, error.to_string()))
+        .map_err(|error| CommandError::new(ErrorCode::ApprovalNotPending, error.to_string()))
 }
 
 /// Queues a follow-up in the active conversation: delivered when its run would otherwise stop.
@@ -169,10 +172,7 @@ pub(crate) async fn send_queued(
 /// A queued message's text; a blank one is refused (the composer never sends one).
 fn queued_text(text: String) -> Result<String, CommandError> {
     if text.trim().is_empty() {
-        return Err(CommandError::new(
-            ErrorKind::Invalid,
-            "The message is empty. Type what the agent should know, then press Enter.",
-        ));
+        return Err(CommandError::bare(ErrorCode::EmptyMessage));
     }
     Ok(text)
 }
@@ -189,14 +189,8 @@ fn queue_session(
 }
 
 fn queue_error(error: QueueError) -> CommandError {
-    let message = match error {
-        QueueError::NotQueued(_) => {
-            "This message is no longer queued: it was delivered, cancelled or sent already."
-        }
-        QueueError::AlreadyDelivered(_) => {
-            "This message is already on its way to the model and can no longer be cancelled; it shows in the \
-             conversation as soon as its turn starts."
-        }
-    };
-    CommandError::new(ErrorKind::Invalid, message)
+    CommandError::bare(match error {
+        QueueError::NotQueued(_) => ErrorCode::NoLongerQueued,
+        QueueError::AlreadyDelivered(_) => ErrorCode::AlreadyDelivered,
+    })
 }

@@ -5,7 +5,7 @@ use desktop_host::conversations::Conversations;
 use desktop_host::settings::{SettingsInput, SettingsService, SettingsView};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::{CommandError, to_command_error};
 
 /// The stored settings, the presets and whether a key is stored.
 #[tauri::command]
@@ -95,11 +95,6 @@ pub(crate) async fn off_the_workers<T: Send + 'static, E: Into<CommandError> + S
 ) -> Result<T, CommandError> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|error| {
-            CommandError::new(
-                ErrorKind::Internal,
-                format!("The settings work stopped unexpectedly ({error}). Try again."),
-            )
-        })?
+        .map_err(CommandError::work_stopped)?
         .map_err(Into::into)
 }

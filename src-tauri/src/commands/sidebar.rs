@@ -11,7 +11,7 @@ use desktop_host::conversations::{
 use desktop_host::store::{ConversationId, ConversationSummary, ExportFormat, SearchHit};
 use tauri::State;
 
-use crate::command_error::{CommandError, ErrorKind, to_command_error};
+use crate::command_error::{CommandError, to_command_error};
 use crate::host::AppState;
 
 /// How many search hits the sidebar shows at most.
@@ -107,11 +107,6 @@ pub(crate) async fn export_conversation(
     // A long conversation is a lot of text to build and write: keep it off the async workers.
     tauri::async_runtime::spawn_blocking(move || conversations.export_to_downloads(&id, format))
         .await
-        .map_err(|error| {
-            CommandError::new(
-                ErrorKind::Internal,
-                format!("The export stopped unexpectedly ({error}). Try again."),
-            )
-        })?
+        .map_err(CommandError::work_stopped)?
         .map_err(to_command_error)
 }

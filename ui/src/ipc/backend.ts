@@ -215,15 +215,15 @@ export function acceptKeyFileFallback(): Promise<SettingsView> {
   return invoke<SettingsView>("accept_key_file_fallback");
 }
 
-/** Any rejection as the contract's `{kind, message}`; a non-conforming rejection becomes `internal`. */
+/** Any rejection as the contract's `{kind, code, detail}`; a non-conforming one becomes `internal` / `unexpected`. */
 export function toCommandError(error: unknown): CommandError {
   if (typeof error === "object" && error !== null) {
     const record = error as Record<string, unknown>;
-    const kind = record["kind"];
-    const message = record["message"];
-    if (typeof kind === "string" && typeof message === "string") return { kind, message };
-    if (typeof message === "string") return { kind: "internal", message };
+    const kind = typeof record["kind"] === "string" ? record["kind"] : "internal";
+    const code = typeof record["code"] === "string" ? record["code"] : "unexpected";
+    const detail = record["detail"] ?? record["message"];
+    return typeof detail === "string" && detail !== "" ? { kind, code, detail } : { kind, code };
   }
-  if (typeof error === "string" && error !== "") return { kind: "internal", message: error };
-  return { kind: "internal", message: "The app's backend failed unexpectedly. Restart Pi Desktop if this persists." };
+  if (typeof error === "string" && error !== "") return { kind: "internal", code: "unexpected", detail: error };
+  return { kind: "internal", code: "unexpected" };
 }

@@ -44,10 +44,13 @@ export type { StorageStatus } from "./bindings/StorageStatus";
 export const PROTOCOL_VERSION = 1;
 
 /**
- * Every command rejection; `message` is safe to show and says what to do. A kind this window does not know (from
- * a newer host) is kept as it came.
+ * Every command rejection: the UI words `code` (i18n/error-text.ts); `detail` is safe to show. A kind or code this
+ * window does not know (from a newer host) is kept as it came.
  */
-export type CommandError = Omit<GeneratedCommandError, "kind"> & { kind: GeneratedCommandError["kind"] | (string & {}) };
+export type CommandError = Omit<GeneratedCommandError, "kind" | "code"> & {
+  kind: GeneratedCommandError["kind"] | (string & {});
+  code: GeneratedCommandError["code"] | "unexpected" | (string & {});
+};
 
 /** The language setting: follow the system, or one of the two languages. */
 export type LanguageSetting = SettingsInput["language"];

@@ -64,11 +64,11 @@ describe("an approval question", () => {
     const failed = chatReducer(answering, {
       type: "approval_answer_failed",
       toolCallId: "call_1",
-      error: { kind: "invalid", message: "this question was already answered or withdrawn" },
+      error: { kind: "invalid", code: "approval_not_pending", detail: "this question was already answered or withdrawn" },
     });
 
     expect(failed.approvals["call_1"]?.status).toBe("waiting");
-    expect(failed.banner?.message).toBe("this question was already answered or withdrawn");
+    expect(failed.banner?.detail).toBe("this question was already answered or withdrawn");
   });
 
   it("withdrawn by Stop: the card says stopped, not run, also after the run settled", () => {

@@ -71,11 +71,22 @@ export interface ToolRun {
   result?: unknown;
 }
 
-/** An error shown in the banner: a refused command, a host notice or a refused envelope. */
+/**
+ * An error shown in the banner, worded by the banner in the UI's language: a refused command (`code` is its
+ * `CommandError.code`), a host notice (`code` is the notice's source) or a refused envelope (`code` "protocol").
+ * `detail` is what the failing part said.
+ */
 export interface Banner {
   source: "command" | "notice" | "protocol";
   kind: string;
-  message: string;
+  code: string;
+  detail?: string;
+}
+
+function commandBanner(error: CommandError): Banner {
+  const banner: Banner = { source: "command", kind: error.kind, code: error.code };
+  if (error.detail !== undefined) banner.detail = error.detail;
+  return banner;
 }
 
 export interface ChatState {
@@ -239,7 +250,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         queue: withAnswering(state.queue, action.id, false),
         submitting: sendFailed ? false : state.submitting,
         awaitedRunId: sendFailed ? null : state.awaitedRunId,
-        banner: { source: "command", kind: action.error.kind, message: action.error.message },
+        banner: commandBanner(action.error),
       };
     }
     case "approval_answered":
@@ -247,7 +258,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case "approval_answer_failed":
       return {
         ...withApprovalStatus(state, action.toolCallId, "answering", "waiting"),
-        banner: { source: "command", kind: action.error.kind, message: action.error.message },
+        banner: commandBanner(action.error),
       };
     case "command_failed":
       return {
@@ -264,7 +275,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
                   item.kind === "assistant" && item.retried ? { ...item, retried: false } : item,
                 )
               : state.transcript,
-        banner: { source: "command", kind: action.error.kind, message: action.error.message },
+        banner: commandBanner(action.error),
       };
     case "banner_dismissed":
       return { ...state, banner: null };
@@ -343,7 +354,7 @@ function applyNotice(state: ChatState, notice: HostNotice): ChatState {
       // What a turn sent is the loop inspector's; the transcript shows the answer.
       return state;
     case "error":
-      return { ...state, banner: { source: "notice", kind: notice.source, message: notice.message } };
+      return { ...state, banner: { source: "notice", kind: notice.source, code: notice.source, detail: notice.message } };
     case "message_queued":
     case "queued_message_consumed":
     case "queued_message_cancelled":

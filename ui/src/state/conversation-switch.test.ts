@@ -91,7 +91,7 @@ function streamingInA(): WindowState {
 describe("switching while a run streams", () => {
   it("shows the opened conversation with its own transcript, banner and run state", () => {
     const running = reduce(streamingInA(), [
-      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", message: "boom" } }),
+      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", code: "work_stopped", detail: "boom" } }),
     ]);
     expect(runStatus(shownView(running))).toBe("running");
     expect(texts(shownView(running))).toEqual(["Hello", "Hi "]);
@@ -109,7 +109,7 @@ describe("switching while a run streams", () => {
     expect(canSend(shown)).toBe(true);
     expect(switched.listRevision).toBeGreaterThan(running.listRevision);
     // a goes on in the background, its banner kept for when it is shown again.
-    expect(view(switched, "a").banner?.message).toBe("boom");
+    expect(view(switched, "a").banner?.detail).toBe("boom");
     expect(answeringIds(switched)).toEqual(["a"]);
   });
 
@@ -249,7 +249,7 @@ describe("what a switch keeps", () => {
     const state = reduce(initialWindowState, [load(appState("a"), "startup"), load(STORED)]);
     const late = windowReducer(
       state,
-      chat("a", { type: "command_failed", command: "prompt", error: { kind: "provider", message: "late" } }),
+      chat("a", { type: "command_failed", command: "prompt", error: { kind: "provider", code: "model_setup", detail: "late" } }),
     );
     expect(late).toBe(state);
   });

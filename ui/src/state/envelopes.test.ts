@@ -335,7 +335,12 @@ describe("hand-written envelopes", () => {
       kind: "notice",
       notice: { type: "error", source: "persistence", message: "Could not save the conversation: disk full." },
     });
-    expect(state.banner).toEqual({ source: "notice", kind: "persistence", message: "Could not save the conversation: disk full." });
+    expect(state.banner).toEqual({
+      source: "notice",
+      kind: "persistence",
+      code: "persistence",
+      detail: "Could not save the conversation: disk full.",
+    });
   });
 });
 
@@ -361,10 +366,10 @@ describe("the UI's own intents", () => {
     const failed = chatReducer(submitted, {
       type: "command_failed",
       command: "prompt",
-      error: { kind: "settings", message: "No API key is set. Open Settings and add one." },
+      error: { kind: "settings", code: "settings_unusable", detail: "No API key is set. Open Settings and add one." },
     });
     expect(failed.transcript).toEqual([{ kind: "user", id: "u1", text: "hello", imageCount: 0, delivery: "failed" }]);
-    expect(failed.banner).toEqual({ source: "command", kind: "settings", message: "No API key is set. Open Settings and add one." });
+    expect(failed.banner).toEqual({ source: "command", kind: "settings", code: "settings_unusable", detail: "No API key is set. Open Settings and add one." });
     expect(canSend(failed)).toBe(true);
   });
 
@@ -382,7 +387,7 @@ describe("the UI's own intents", () => {
     const refused = chatReducer(retrying, {
       type: "command_failed",
       command: "continue_run",
-      error: { kind: "busy", message: "Agent is already processing." },
+      error: { kind: "busy", code: "busy", detail: "Agent is already processing." },
     });
     expect(retryableAssistantId(refused)).toBe(id);
   });

@@ -301,13 +301,13 @@ describe("a prompt of this window", () => {
   it("refused: the prompt is marked not sent, the banner says why and Send is back", () => {
     const refused = windowReducer(
       sent,
-      chat("a", { type: "command_failed", command: "prompt", error: { kind: "settings", message: "No API key is set." } }),
+      chat("a", { type: "command_failed", command: "prompt", error: { kind: "settings", code: "settings_unusable", detail: "No API key is set." } }),
     );
     const shown = shownView(refused);
     expect(canSend(shown)).toBe(true);
     expect(shown.submitting).toBe(false);
     expect(shown.transcript).toEqual([{ kind: "user", id: "u1", text: "Say hello", imageCount: 0, delivery: "failed" }]);
-    expect(shown.banner).toEqual({ source: "command", kind: "settings", message: "No API key is set." });
+    expect(shown.banner).toEqual({ source: "command", kind: "settings", code: "settings_unusable", detail: "No API key is set." });
     expect(answeringIds(refused)).toEqual([]);
   });
 
@@ -315,15 +315,15 @@ describe("a prompt of this window", () => {
     const running = reduce(sent, [chat("a", { type: "run_accepted", runId: 4 }), envelopes(run.slice(0, 6))]);
     const refused = reduce(running, [
       chat("a", { type: "stop_requested" }),
-      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", message: "boom" } }),
+      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", code: "work_stopped", detail: "boom" } }),
     ]);
     expect(canSend(shownView(refused))).toBe(false);
-    expect(shownView(refused).banner?.message).toBe("boom");
+    expect(shownView(refused).banner?.detail).toBe("boom");
 
     // Stop pressed before the run's first envelope: the prompt is still on its way.
     const early = reduce(sent, [
       chat("a", { type: "stop_requested" }),
-      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", message: "boom" } }),
+      chat("a", { type: "command_failed", command: "abort", error: { kind: "internal", code: "work_stopped", detail: "boom" } }),
     ]);
     expect(shownView(early).submitting).toBe(true);
     expect(canSend(shownView(early))).toBe(false);
@@ -657,7 +657,7 @@ describe("queued steering and follow-up messages", () => {
     const asked = windowReducer(running, chat("a", { type: "queued_answer_requested", id: 1 }));
     expect(shownView(asked).queue[0]?.answering).toBe(true);
 
-    const refusal = { kind: "invalid", message: "This message is already on its way to the model." };
+    const refusal = { kind: "invalid", code: "already_delivered", detail: "This message is already on its way to the model." };
     const refused = windowReducer(
       asked,
       chat("a", { type: "queued_answer_failed", id: 1, command: "cancel_queued", error: refusal }),

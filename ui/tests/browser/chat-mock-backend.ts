@@ -13,7 +13,7 @@ interface ChannelLike {
 interface ChatMock {
   calls: { cmd: string; args: Record<string, unknown> }[];
   /** The next prompt / continue_run is refused with this error instead of accepted. */
-  nextRunRejection: { kind: string; message: string } | null;
+  nextRunRejection: { kind: string; code: string; detail?: string } | null;
   /** What `subscribe` answers: the runs in progress (empty by default; set it in an init script). */
   snapshotRuns: unknown[];
   /** The active conversation: what prompt and get_state act on, and whose envelopes `send` sends between runs. */
@@ -160,7 +160,7 @@ mockIPC((cmd, payload) => {
       const id = String(args["conversationId"]);
       const state = window.__chatMock.conversations.states[id];
       if (state === undefined) {
-        return Promise.reject({ kind: "invalid", message: "This conversation no longer exists." });
+        return Promise.reject({ kind: "invalid", code: "conversation_gone", detail: "no conversation with that id" });
       }
       window.__chatMock.activeId = id;
       return { ...(state as object), conversationId: id };
@@ -177,7 +177,8 @@ mockIPC((cmd, payload) => {
       if (runId !== null) {
         return Promise.reject({
           kind: "busy",
-          message: "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
+          code: "busy",
+          detail: "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.",
         });
       }
       lastRunId += 1;
@@ -186,6 +187,6 @@ mockIPC((cmd, payload) => {
       return { conversationId: window.__chatMock.activeId, runId };
     }
     default:
-      return Promise.reject({ kind: "invalid", message: `the mock backend has no command ${cmd}` });
+      return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the mock backend has no command ${cmd}` });
   }
 });

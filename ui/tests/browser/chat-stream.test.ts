@@ -468,12 +468,14 @@ describe("tool cards, errors and safety", () => {
     await page.evaluate(() => {
       window.__chatMock.nextRunRejection = {
         kind: "settings",
-        message: "No API key is set for OpenAI. Open Settings and add one.",
+        code: "settings_unusable",
+        detail: "No API key is set for OpenAI.",
       };
     });
     await page.getByTestId("composer-input").fill("Try again");
     await page.getByTestId("send-button").click();
-    await expect(page.getByTestId("error-banner").textContent()).resolves.toContain("No API key is set for OpenAI");
+    await expect(page.getByTestId("error-banner").textContent()).resolves.toContain("Open Settings and choose one");
+    await expect(page.locator(".error-banner-detail").textContent()).resolves.toBe("No API key is set for OpenAI.");
     await expect(page.getByTestId("send-button").isEnabled()).resolves.toBe(true);
     await expect(page.locator('[data-testid="message-user"][data-delivery="failed"]').count()).resolves.toBe(1);
   });

@@ -195,7 +195,7 @@ internals.invoke = async (cmd, args = {}, options) => {
     default:
       break;
   }
-  return Promise.reject({ kind: "invalid", message: `the MCP mock has no answer to ${cmd}` });
+  return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the MCP mock has no answer to ${cmd}` });
 };
 
 export {};

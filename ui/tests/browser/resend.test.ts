@@ -41,7 +41,7 @@ afterEach(async () => {
 describe("a prompt that fails to start", () => {
   it("keeps its text on the message, and Resend sends it again", async () => {
     await page.evaluate(() => {
-      window.__chatMock.nextRunRejection = { kind: "provider", message: "The model layer could not be set up." };
+      window.__chatMock.nextRunRejection = { kind: "provider", code: "model_setup", detail: "no API key for openai" };
     });
     await page.getByTestId("composer-input").fill("Which PDFs are in Downloads?");
     await page.getByTestId("send-button").click();

@@ -51,7 +51,7 @@ mockIPC((cmd, payload) => {
     case "subscribe":
       return { runs: [] };
     case "get_state":
-      if (!usable) return Promise.reject({ kind: "settings", message: "Nothing is configured." });
+      if (!usable) return Promise.reject({ kind: "settings", code: "settings_unusable", detail: "Nothing is configured." });
       return {
         conversationId: "c-1",
         isStreaming: false,
@@ -93,6 +93,6 @@ mockIPC((cmd, payload) => {
     case "set_conversation_model":
       return null;
     default:
-      return Promise.reject({ kind: "invalid", message: `the setup mock backend has no command ${cmd}` });
+      return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the setup mock backend has no command ${cmd}` });
   }
 });

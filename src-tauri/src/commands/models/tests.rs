@@ -144,8 +144,9 @@ fn connection_settings_start_at_the_stated_defaults_and_refuse_bad_values() {
     )
     .unwrap_err();
     assert_eq!(error["kind"], "invalid", "{error}");
+    assert_eq!(error["code"], "invalid_value", "{error}");
     assert!(
-        !error["message"].as_str().unwrap().contains("hunter2"),
+        !error["detail"].as_str().unwrap().contains("hunter2"),
         "{error}"
     );
 }

@@ -147,7 +147,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
 
   const { protocolError } = windowState;
   const banner =
-    state.banner ?? (protocolError === null ? null : { source: "protocol" as const, kind: "protocol", message: protocolError });
+    state.banner ?? (protocolError === null ? null : { source: "protocol" as const, kind: "protocol", code: "protocol", detail: protocolError });
 
   return (
     <div className={sidebarOpen ? "app-layout sidebar-open" : "app-layout"}>

@@ -7,6 +7,7 @@ import { useStrings } from "../../i18n/I18n";
 import { toCommandError } from "../../ipc/backend";
 import { listModels, setConversationModel, type ModelEntry } from "../../ipc/models";
 import "./model-picker.css";
+import { commandErrorText, oneLine, problemText } from "../../i18n/error-text";
 
 interface ModelPickerProps {
   conversationId: string;
@@ -33,12 +34,12 @@ export function ModelPicker({ conversationId, model, runActive, onChanged }: Mod
         if (!current) return;
         setModels(view.models);
         setNoList(view.origin === "none");
-        setProblem(view.problem?.message ?? null);
+        setProblem(view.problem !== undefined && view.problem !== null ? oneLine(problemText(strings, view.problem)) : null);
       },
       (failure: unknown) => {
         if (!current) return;
         setModels([]);
-        setProblem(toCommandError(failure).message);
+        setProblem(oneLine(commandErrorText(strings, toCommandError(failure))));
       },
     );
     return () => {
@@ -57,7 +58,7 @@ export function ModelPicker({ conversationId, model, runActive, onChanged }: Mod
         setProblem(null);
         onChanged(next);
       },
-      (failure: unknown) => setProblem(toCommandError(failure).message),
+      (failure: unknown) => setProblem(oneLine(commandErrorText(strings, toCommandError(failure)))),
     );
   };
 

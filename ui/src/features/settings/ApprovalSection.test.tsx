@@ -97,7 +97,7 @@ describe("Approvals in the settings", () => {
 
   it("keeps the stored value and shows why when saving fails", async () => {
     await render(true, []);
-    ipc.saveApprovalSettings.mockRejectedValue({ kind: "storage", message: "cannot access settings file" });
+    ipc.saveApprovalSettings.mockRejectedValue({ kind: "storage", code: "settings_not_saved", detail: "cannot access settings file" });
 
     await act(async () => {
       toggle().click();
@@ -105,7 +105,9 @@ describe("Approvals in the settings", () => {
     await settle();
 
     expect(toggle().checked).toBe(true);
-    expect(container.querySelector('[role="alert"]')?.textContent).toBe("cannot access settings file");
+    expect(container.querySelector('[role="alert"]')?.textContent).toBe(
+      `${STRINGS.en.errorCodes.settings_not_saved}cannot access settings file`,
+    );
   });
 
   it("lists each grant with its conversation, server and tool, the app itself for a built-in tool", async () => {

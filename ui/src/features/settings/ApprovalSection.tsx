@@ -14,6 +14,7 @@ import {
 import type { ApprovalSettings } from "../../ipc/bindings/ApprovalSettings";
 import type { ConversationGrant } from "../../ipc/bindings/ConversationGrant";
 import type { CommandError } from "../../ipc/wire";
+import { ErrorText } from "../../i18n/ErrorText";
 
 export function ApprovalSection() {
   const strings = useStrings();
@@ -66,7 +67,7 @@ export function ApprovalSection() {
       <h3 id="approval-heading">{texts.title}</h3>
       {error !== null ? (
         <p className="settings-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </p>
       ) : null}
       <label className="approval-toggle">

@@ -96,11 +96,13 @@ describe("the connection settings", () => {
   it("say why the host refused a value, and speak Chinese", async () => {
     await render("zh");
     expect(container.textContent).toContain("连接");
-    ipc.saveConnectionSettings.mockRejectedValue({ kind: "invalid", message: "idleTimeoutSeconds must be 5 to 3600" });
+    ipc.saveConnectionSettings.mockRejectedValue({ kind: "invalid", code: "invalid_value", detail: "idleTimeoutSeconds must be 5 to 3600" });
     await act(async () => {
       field<HTMLButtonElement>("save-connection").click();
       await Promise.resolve();
     });
-    expect(container.querySelector('[role="alert"]')?.textContent).toBe("idleTimeoutSeconds must be 5 to 3600");
+    const alert = container.querySelector('[role="alert"]');
+    expect(alert?.querySelector(".error-text")?.textContent).toBe(STRINGS.zh.errorCodes.invalid_value);
+    expect(alert?.querySelector(".error-detail")?.textContent).toBe("idleTimeoutSeconds must be 5 to 3600");
   });
 });

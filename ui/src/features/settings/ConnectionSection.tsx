@@ -7,6 +7,7 @@ import { useState } from "react";
 import { useStrings } from "../../i18n/I18n";
 import { connectionSettings, saveConnectionSettings, type ConnectionSettings } from "../../ipc/connection";
 import { useStoredSection } from "./useStoredSection";
+import { ErrorText } from "../../i18n/ErrorText";
 
 type ProxyMode = ConnectionSettings["proxy"]["mode"];
 const PROXY_MODES: ProxyMode[] = ["system", "none", "manual"];
@@ -52,7 +53,7 @@ export function ConnectionSection() {
       <p className="settings-note">{texts.intro}</p>
       {error !== null ? (
         <p className="settings-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </p>
       ) : null}
       <div className="field-row">

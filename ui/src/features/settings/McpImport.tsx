@@ -11,6 +11,7 @@ import {
   type McpImportChoice,
 } from "../../ipc/backend";
 import type { CommandError } from "../../ipc/wire";
+import { ErrorText } from "../../i18n/ErrorText";
 
 interface McpImportProps {
   /** Imports the chosen servers; resolves with why not, or null once they are in mcp.json. */
@@ -123,7 +124,7 @@ export function McpImport({ onImport, onCancel }: McpImportProps) {
       ) : null}
       {error !== null ? (
         <p className="settings-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </p>
       ) : null}
       <div className="mcp-actions end">

@@ -23,6 +23,7 @@ const ipc = vi.hoisted(() => ({
 vi.mock("../../ipc/backend", () => ipc);
 
 import { McpSection } from "./McpSection";
+import { STRINGS } from "../../i18n/strings";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -232,12 +233,18 @@ describe("Tools & servers", () => {
   it("a refused save keeps the form open with the host's message naming the field", async () => {
     await render(views([]));
     await click(byTestId("mcp-add"));
-    ipc.saveMcpServer.mockRejectedValue({ kind: "invalid", message: "MCP server \"\", field \"name\": is empty; give the server a name" });
+    ipc.saveMcpServer.mockRejectedValue({
+      kind: "invalid",
+      code: "mcp_entry_invalid",
+      detail: "MCP server \"\", field \"name\": is empty; give the server a name",
+    });
 
     await click(byTestId("mcp-form-save"));
 
     expect(byTestId("mcp-server-form")).not.toBeNull();
-    expect(byTestId("mcp-form-error")?.textContent).toBe("MCP server \"\", field \"name\": is empty; give the server a name");
+    expect(byTestId("mcp-form-error")?.textContent).toBe(
+      `${STRINGS.en.errorCodes.mcp_entry_invalid}MCP server "", field "name": is empty; give the server a name`,
+    );
   });
 
   it("edits a URL server under a new name, keeping its stored header", async () => {

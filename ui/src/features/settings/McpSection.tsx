@@ -22,6 +22,7 @@ import { McpImport } from "./McpImport";
 import { McpServerCard, type McpServerActions } from "./McpServerCard";
 import { McpServerForm } from "./McpServerForm";
 import { draftOf, emptyDraft, serverInput, type ServerDraft } from "./mcp-form";
+import { ErrorText } from "../../i18n/ErrorText";
 
 type Panel = { kind: "none" } | { kind: "form"; draft: ServerDraft } | { kind: "import" };
 
@@ -122,7 +123,7 @@ export function McpSection() {
       </p>
       {error !== null ? (
         <p className="settings-error" data-testid="mcp-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </p>
       ) : null}
       {view === null ? null : (

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { useStrings } from "../../i18n/I18n";
 import type { CommandError } from "../../ipc/wire";
 import { newRow, type ServerDraft, type ValueRow } from "./mcp-form";
+import { ErrorText } from "../../i18n/ErrorText";
 
 interface McpServerFormProps {
   initial: ServerDraft;
@@ -145,7 +146,7 @@ export function McpServerForm({ initial, busy, error, onSave, onCancel }: McpSer
       </div>
       {error !== null ? (
         <p className="settings-error" data-testid="mcp-form-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </p>
       ) : null}
       <div className="settings-actions">

@@ -85,12 +85,14 @@ describe("Steering and follow-ups in the settings", () => {
 
   it("keeps the stored mode and says why when saving fails", async () => {
     await render();
-    ipc.saveQueueSettings.mockRejectedValue({ kind: "storage", message: "cannot access settings file" });
+    ipc.saveQueueSettings.mockRejectedValue({ kind: "storage", code: "settings_not_saved", detail: "cannot access settings file" });
 
     await choose("follow-up-mode", "one_at_a_time");
 
     expect(select("follow-up-mode")?.value).toBe("all");
-    expect(container.querySelector('[role="alert"]')?.textContent).toBe("cannot access settings file");
+    expect(container.querySelector('[role="alert"]')?.textContent).toBe(
+      `${STRINGS.en.errorCodes.settings_not_saved}cannot access settings file`,
+    );
   });
 
   it("speaks Chinese", async () => {

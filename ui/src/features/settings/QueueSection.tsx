@@ -4,6 +4,7 @@
 import { useStrings } from "../../i18n/I18n";
 import { queueSettings, saveQueueSettings, type QueueMode, type QueueSettings } from "../../ipc/backend";
 import { useStoredSection } from "./useStoredSection";
+import { ErrorText } from "../../i18n/ErrorText";
 
 const MODES: QueueMode[] = ["one_at_a_time", "all"];
 
@@ -41,7 +42,7 @@ export function QueueSection() {
       <p className="settings-note">{texts.intro}</p>
       {error !== null ? (
         <p className="settings-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </p>
       ) : null}
       <div className="field-row">

@@ -23,6 +23,8 @@ import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
 import { QueueSection } from "./QueueSection";
 import { applyPreset, keySection, keyStoredFor, settingsInput } from "./settings-form";
+import { ErrorText, WordedErrorText } from "../../i18n/ErrorText";
+import { problemText } from "../../i18n/error-text";
 
 interface SettingsPanelProps {
   initial: SettingsView | null;
@@ -144,7 +146,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
         </div>
         {error !== null ? (
           <div className="settings-error" data-testid="settings-error" role="alert">
-            {error.message}
+            <ErrorText error={error} />
           </div>
         ) : null}
         {form === null || view === null ? (
@@ -278,7 +280,9 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                     ? strings.setup.connected(report.models.length, report.elapsedMs)
                     : report.ok
                       ? strings.setup.noModelList
-                      : (report.problem?.message ?? "")}
+                      : report.problem !== undefined && report.problem !== null ? (
+                    <WordedErrorText worded={problemText(strings, report.problem)} />
+                  ) : null}
                 </span>
               ) : null}
             </div>

@@ -8,6 +8,8 @@ import { detectLocalServers, testConnection, type ConnectionReport, type LocalSe
 import type { CommandError, SettingsView } from "../../ipc/wire";
 import { canFinish, choosePreset, initialForm, pickModel, settingsToSave, testInput, type SetupForm } from "./setup-model";
 import "./setup.css";
+import { ErrorText, WordedErrorText } from "../../i18n/ErrorText";
+import { problemText } from "../../i18n/error-text";
 
 interface SetupCardProps {
   /** The settings were saved and name a provider and a model. */
@@ -179,7 +181,9 @@ export function SetupCard({ onConfigured }: SetupCardProps) {
                   ? strings.setup.connected(report.models.length, report.elapsedMs)
                   : noList
                     ? strings.setup.noModelList
-                    : (report.problem?.message ?? "")}
+                    : report.problem !== undefined && report.problem !== null ? (
+                    <WordedErrorText worded={problemText(strings, report.problem)} />
+                  ) : null}
               </span>
             ) : null}
           </div>
@@ -220,7 +224,7 @@ export function SetupCard({ onConfigured }: SetupCardProps) {
       )}
       {error !== null ? (
         <div className="settings-error" data-testid="setup-error" role="alert">
-          {error.message}
+          <ErrorText error={error} />
         </div>
       ) : null}
     </section>

@@ -21,6 +21,7 @@ const ipc = vi.hoisted(() => ({
 vi.mock("../../ipc/conversations", () => ipc);
 
 import { Sidebar } from "./Sidebar";
+import { STRINGS } from "../../i18n/strings";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -223,15 +224,17 @@ describe("Sidebar", () => {
     expect(byTestId("undo-delete")).toHaveLength(0);
   });
 
-  it("exports into Downloads and says the file's name; shows a command error as it came", async () => {
+  it("exports into Downloads and says the file's name; words a command error in the UI language with its detail", async () => {
     ipc.exportConversation.mockResolvedValueOnce({ fileName: "PDF 清单.md", path: "/home/u/Downloads/PDF 清单.md" });
-    ipc.exportConversation.mockRejectedValueOnce({ kind: "storage", message: "The disk is full: free some space." });
+    ipc.exportConversation.mockRejectedValueOnce({ kind: "storage", code: "disk_full", detail: "write failed: no space left on device" });
     await renderSidebar();
     await click(byTestId("conversation-export-markdown")[0]);
     expect(ipc.exportConversation).toHaveBeenCalledWith("c3", "markdown");
     expect(byTestId("sidebar-toast")[0]?.textContent).toBe("Saved PDF 清单.md in Downloads.");
     await click(byTestId("conversation-export-jsonl")[0]);
-    expect(byTestId("sidebar-toast")[0]?.textContent).toBe("The disk is full: free some space.");
+    expect(byTestId("sidebar-toast")[0]?.textContent).toBe(
+      `${STRINGS.en.errorCodes.disk_full} (write failed: no space left on device)`,
+    );
   });
 
   it("renames in place with Enter", async () => {

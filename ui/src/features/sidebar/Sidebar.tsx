@@ -21,7 +21,10 @@ import {
   type ExportFormat,
   type SearchHit,
 } from "../../ipc/conversations";
-import type { AppState, CommandError } from "../../ipc/wire";
+import { toCommandError } from "../../ipc/backend";
+import type { AppState } from "../../ipc/wire";
+import { useStrings } from "../../i18n/I18n";
+import { commandErrorText, oneLine } from "../../i18n/error-text";
 import type { Language } from "../../i18n/strings";
 import { ConversationItem } from "./ConversationItem";
 import { conversationTitle, dayLabel, hitRoleLabel, localDay, searchQuery, undoDelayMs } from "./sidebar-model";
@@ -73,9 +76,13 @@ export function Sidebar(props: SidebarProps) {
     };
   }, []);
 
-  const showError = useCallback((error: unknown) => {
-    if (mounted.current) setToast({ kind: "error", message: errorText(error) });
-  }, []);
+  const uiStrings = useStrings();
+  const showError = useCallback(
+    (error: unknown) => {
+      if (mounted.current) setToast({ kind: "error", message: oneLine(commandErrorText(uiStrings, toCommandError(error))) });
+    },
+    [uiStrings],
+  );
 
   const reload = useCallback(() => {
     listConversations().then((loaded) => {
@@ -279,11 +286,4 @@ function SearchResults({
       ))}
     </ul>
   );
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === "object" && error !== null && typeof (error as CommandError).message === "string") {
-    return (error as CommandError).message;
-  }
-  return typeof error === "string" ? error : "Something went wrong. Try again.";
 }
