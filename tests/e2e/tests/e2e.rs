@@ -18,6 +18,9 @@ mod app_metadata;
 // A conversation against a scripted model: tools, Stop, provider errors, hostile model output.
 mod chat;
 
+// A connection that never hangs or fails silently: the idle timeout, a retried 429, a refused key in Chinese.
+mod connection;
+
 // A crash (SIGKILL) while an answer streams, and the restart on the same data.
 mod crash;
 

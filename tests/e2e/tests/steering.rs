@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use fantoccini::key::Key;
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::{
     OpenAiServer, Reply, text_chunks, text_delta, tool_call_chunks, unfinished_text_chunks,
 };
@@ -236,27 +236,9 @@ async fn a_follow_up_queued_during_a_tool_call_runs_after_the_answer() {
     .await
     .unwrap();
     // The built-in tools ask first, so the call waits on its card while the user queues the follow-up.
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
-    let config = home.path().join(".config/pi-desktop");
-    std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(
-        config.join("settings.json"),
-        r#"{"askBeforeBuiltInTools": true}"#,
-    )
-    .unwrap();
-    std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
-    let app = AppUnderTest::launch_in(
-        home,
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap();
+    let app = server
+        .launch_app_with_settings(r#"{"askBeforeBuiltInTools": true}"#)
+        .await;
 
     app.send_prompt(PROMPT).await.unwrap();
     app.wait_for_css(r#"[data-testid="tool-card"][data-state="awaiting_approval"] [data-testid="approval-prompt"]"#)

@@ -63,6 +63,8 @@ const en = {
   runStatus: { idle: "Ready", running: "Working", settling: "Finishing" } satisfies Record<RunStatus, string>,
   turns: (count: number) => (count === 1 ? "1 turn" : `${count} turns`),
   tokens: (count: number) => `${count.toLocaleString("en")} tokens`,
+  modelInUse: "The model that wrote the last answer",
+  modelNext: (used: string, next: string) => `${used} (next turn: ${next})`,
   emptyTitle: "What can I help with?",
   emptyHint: "Pi can list and read the files in your Downloads, Documents, Desktop and other folders.",
   you: "You",
@@ -186,6 +188,8 @@ const en = {
   advice: {
     auth: "The provider refused the API key. Open Settings to set or replace it, then Retry.",
     network: "Could not reach the provider. Check the network connection and the base URL in Settings, then Retry.",
+    stalled:
+      "The model stopped sending in the middle of the answer. What arrived is kept; Retry asks again, and Settings → Connection sets how long to wait.",
     rate_limit: "The provider is limiting requests. Wait a moment, then Retry.",
     context: "The conversation is too long for this model. Start a new conversation or pick a model with a larger context.",
     provider: "The provider returned an error. Retry, or check the model and base URL in Settings.",
@@ -369,6 +373,8 @@ const zh: Strings = {
   runStatus: { idle: "就绪", running: "运行中", settling: "收尾中" },
   turns: (count: number) => `${count} 轮`,
   tokens: (count: number) => `${count.toLocaleString("zh")} tokens`,
+  modelInUse: "写出上一条回答的模型",
+  modelNext: (used: string, next: string) => `${used}（下一轮：${next}）`,
   emptyTitle: "有什么可以帮你？",
   emptyHint: "Pi 可以列出并读取你的下载、文档、桌面等文件夹中的文件。",
   you: "你",
@@ -483,6 +489,7 @@ const zh: Strings = {
   advice: {
     auth: "服务商拒绝了 API 密钥。请在设置中设置或更换密钥，然后重试。",
     network: "无法连接服务商。请检查网络连接和设置中的 Base URL，然后重试。",
+    stalled: "模型在回答中途停止发送。已收到的内容会保留；点击重试可再次请求，等待时长可在“设置 → 连接”中调整。",
     rate_limit: "服务商正在限流。请稍等片刻再重试。",
     context: "对话太长，超出了该模型的上下文。请新建对话，或换一个上下文更大的模型。",
     provider: "服务商返回了错误。请重试，或检查设置中的模型和 Base URL。",

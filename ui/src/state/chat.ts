@@ -42,6 +42,8 @@ export interface AssistantItem {
   status: AssistantStatus;
   stopReason?: StopReason;
   errorMessage?: string;
+  /** The model that wrote it (the message's `model`), when the message names one. */
+  model?: string;
   /** Retry was pressed for this failed answer (its Retry button goes away). */
   retried: boolean;
 }
@@ -459,6 +461,7 @@ function messageStarted(state: ChatState, message: AgentMessage): ChatState {
         status: "streaming",
         retried: false,
       };
+      if (typeof message.model === "string" && message.model !== "") assistant.model = message.model;
       const settled = finishStreamingAssistant(state, "done");
       return {
         ...settled,
@@ -497,6 +500,7 @@ export function finalAssistant(id: string, message: AssistantMessage, retried: b
     stopReason: message.stopReason,
     retried,
   };
+  if (typeof message.model === "string" && message.model !== "") item.model = message.model;
   return message.errorMessage === undefined ? item : { ...item, errorMessage: message.errorMessage };
 }
 

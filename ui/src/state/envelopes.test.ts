@@ -76,6 +76,7 @@ describe("replaying recorded runs", () => {
         ],
         status: "done",
         stopReason: "stop",
+        model: "scripted-reasoner",
         retried: false,
       },
     ]);
@@ -176,6 +177,15 @@ describe("replaying recorded runs", () => {
     expect(answer === undefined ? null : errorAdvice(answer)).toBe("aborted");
     expect(trail.slice(0, -1).map(retryableAssistantId)).toEqual(trail.slice(0, -1).map(() => null));
     expect(retryableAssistantId(final)).toBe(answer?.id);
+  });
+
+  it("an answer ended by the idle timeout gets the stalled advice, not the network one", () => {
+    const timedOut = (errorMessage: string) => errorAdvice({ status: "error", errorMessage });
+    expect(timedOut("llama.cpp stopped sending data for 120.0 s (idle timeout); the response is incomplete. Try again.")).toBe(
+      "stalled",
+    );
+    expect(timedOut("Could not reach Ollama at http://127.0.0.1:11434/v1: connection refused.")).toBe("network");
+    expect(timedOut("OpenAI did not answer within 30.0 s (request timeout).")).toBe("network");
   });
 
   it("never mutates the state or the envelopes it is given", () => {

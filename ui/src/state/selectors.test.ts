@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { assistantMessage } from "./__fixtures__/builders";
-import { initialChatState, type ChatState, type ToolRun } from "./chat";
+import { finalAssistant, initialChatState, type ChatState, type ToolRun } from "./chat";
 import { blocksFromMessage } from "./assistant-blocks";
 import {
   appTitle,
@@ -9,6 +9,7 @@ import {
   canStop,
   errorAdvice,
   fileListDetails,
+  lastAnswerModel,
   resultText,
   retryableAssistantId,
   runStatus,
@@ -159,5 +160,16 @@ describe("Retry", () => {
     expect(retryableAssistantId({ ...failed, runId: 3, lastRunId: 3 })).toBeNull();
     expect(retryableAssistantId({ ...failed, runStatus: "settling" })).toBeNull();
     expect(retryableAssistantId({ ...failed, submitting: true })).toBeNull();
+  });
+});
+
+describe("the model in the status line", () => {
+  it("is the model the newest answer came from, whatever was chosen since", () => {
+    const first = finalAssistant("a1", { ...assistantMessage([{ type: "text", text: "one" }], "stop"), model: "llama3.2" }, false);
+    const second = finalAssistant("a2", { ...assistantMessage([{ type: "text", text: "two" }], "stop"), model: "qwen3:8b" }, false);
+    const user = { kind: "user" as const, id: "u1", text: "hi", imageCount: 0, delivery: "sent" as const };
+    expect(lastAnswerModel([])).toBeNull();
+    expect(lastAnswerModel([user, first, user])).toBe("llama3.2");
+    expect(lastAnswerModel([user, first, user, second])).toBe("qwen3:8b");
   });
 });

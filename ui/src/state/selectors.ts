@@ -2,7 +2,7 @@
 // conversation's state, which envelopes alone move (plus the one fact that this window asked for a run).
 import type { ProviderStatus } from "../ipc/bindings/ProviderStatus";
 import type { AppInfo, FileEntry, FileListDetails } from "../ipc/wire";
-import type { ApprovalView, AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus } from "./chat";
+import type { ApprovalView, AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus, TranscriptItem } from "./chat";
 
 /** A tool card's state: its execution's, or waiting for the user's approval, or stopped before it ran. */
 export type ToolCardState = ToolRunStatus | "awaiting_approval" | "stopped";
@@ -130,7 +130,15 @@ export function appTitle(appInfo: AppInfo | null): string {
 }
 
 /** What went wrong with a failed answer, so the UI can say what to do. */
-export type ErrorAdvice = "auth" | "network" | "rate_limit" | "context" | "aborted" | "interrupted" | "provider";
+export type ErrorAdvice =
+  | "auth"
+  | "network"
+  | "stalled"
+  | "rate_limit"
+  | "context"
+  | "aborted"
+  | "interrupted"
+  | "provider";
 
 export function errorAdvice(item: Pick<AssistantItem, "status" | "errorMessage">): ErrorAdvice {
   if (item.status === "stopped") return "aborted";
@@ -139,6 +147,8 @@ export function errorAdvice(item: Pick<AssistantItem, "status" | "errorMessage">
   if (/\b(401|403)\b|unauthori[sz]ed|forbidden|api[ _-]?key|authenticat|permission/i.test(message)) return "auth";
   if (/\b429\b|rate.?limit|too many requests|quota|overloaded/i.test(message)) return "rate_limit";
   if (/context (length|window)|too (long|many tokens)|maximum context/i.test(message)) return "context";
+  // The host's idle timeout (pi-ai's stream_failure): the model went silent mid-answer, the connection was fine.
+  if (/\(idle timeout\)|stopped sending data/i.test(message)) return "stalled";
   if (
     /network|connect|timed? ?out|timeout|dns|resolve|ENOTFOUND|ECONN|socket|offline|unreachable|fetch failed|error sending request/i.test(
       message,
@@ -189,4 +199,13 @@ export function resultText(result: unknown): string {
         : "",
     )
     .join("");
+}
+
+/** The model of the newest answer that names one: the model actually used, which a change applies to only from the next turn. */
+export function lastAnswerModel(transcript: readonly TranscriptItem[]): string | null {
+  for (let index = transcript.length - 1; index >= 0; index -= 1) {
+    const item = transcript[index];
+    if (item?.kind === "assistant" && item.model !== undefined) return item.model;
+  }
+  return null;
 }

@@ -12,6 +12,9 @@ pub(crate) trait LaunchApp {
 
     /// Launches the app pointed at this server (a home of its own, no arguments).
     async fn launch_app(&self) -> AppUnderTest;
+
+    /// Like [`LaunchApp::launch_app`], with `settings` (JSON) as the settings file and an empty Downloads folder.
+    async fn launch_app_with_settings(&self, settings: &str) -> AppUnderTest;
 }
 
 impl LaunchApp for OpenAiServer {
@@ -32,6 +35,26 @@ impl LaunchApp for OpenAiServer {
             envs: self.app_envs(),
             args: Vec::new(),
         })
+        .await
+        .unwrap()
+    }
+
+    async fn launch_app_with_settings(&self, settings: &str) -> AppUnderTest {
+        let home = tempfile::Builder::new()
+            .prefix("pi-desktop-e2e-home-")
+            .tempdir()
+            .unwrap();
+        let config = home.path().join(".config/pi-desktop");
+        std::fs::create_dir_all(&config).unwrap();
+        std::fs::write(config.join("settings.json"), settings).unwrap();
+        std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
+        AppUnderTest::launch_in(
+            home,
+            LaunchOptions {
+                envs: self.app_envs(),
+                args: Vec::new(),
+            },
+        )
         .await
         .unwrap()
     }

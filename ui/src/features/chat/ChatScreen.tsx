@@ -12,6 +12,7 @@ import {
   appTitle,
   canSend,
   canStop,
+  lastAnswerModel,
   sendBlockedReason,
   showsSetupCard,
   statusLine,
@@ -278,7 +279,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
             onStop={stop}
             blockedReason={blocked === null ? null : strings.sendDisabled[blocked]}
           />
-          <StatusLine facts={shownFacts} modelName={shownModel} activity={state.lastSeq} />
+          <StatusLine facts={shownFacts} modelName={shownModel} usedModel={lastAnswerModel(state.transcript)} activity={state.lastSeq} />
         </footer>
         {settingsOpen ? (
           <SettingsPanel

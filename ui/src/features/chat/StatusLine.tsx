@@ -1,5 +1,6 @@
 // Below the composer: running / settling / idle ("waiting for the model… N s" once the stream has been silent a
-// while), the run's turn count, the conversation's tokens and the model in use.
+// while), the run's turn count, the conversation's tokens and the model the last answer came from (and the one the
+// next turn goes to, when the user changed it).
 import { useEffect, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -9,11 +10,13 @@ import "./status-line.css";
 interface StatusLineProps {
   facts: StatusLineFacts;
   modelName: string;
+  /** The model the newest answer came from, when it is not `modelName` (a change applies from the next turn). */
+  usedModel?: string | null;
   /** Changes with every envelope of the conversation (its last sequence number). */
   activity: number;
 }
 
-export function StatusLine({ facts, modelName, activity }: StatusLineProps) {
+export function StatusLine({ facts, modelName, usedModel = null, activity }: StatusLineProps) {
   const strings = useStrings();
   const silent = useSilentSeconds(facts, activity);
   return (
@@ -36,8 +39,8 @@ export function StatusLine({ facts, modelName, activity }: StatusLineProps) {
       </span>
       <span data-testid="tokens-used">{strings.tokens(facts.tokensUsed)}</span>
       {modelName !== "" ? (
-        <span className="status-model" data-testid="status-model">
-          {modelName}
+        <span className="status-model" data-testid="status-model" title={strings.modelInUse}>
+          {usedModel !== null && usedModel !== modelName ? strings.modelNext(usedModel, modelName) : modelName}
         </span>
       ) : null}
     </div>
