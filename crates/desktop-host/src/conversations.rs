@@ -40,6 +40,7 @@ pub use inspection::{ConversationInspection, InspectedRun, RunReplay, summarize_
 pub use live_stream::{LiveSnapshot, LiveStream, RunPhase, RunSnapshot, RunningTool};
 pub use run_log::{LiveRunLog, RecordingSink, log_line};
 
+use crate::language::Language;
 use crate::session::{DesktopSession, SessionError, SessionOptions};
 use crate::settings::ResolvedSettings;
 use crate::store::{
@@ -403,24 +404,26 @@ impl Conversations {
         Ok(self.inner.store.load_transcript(id)?)
     }
 
-    /// A conversation as text in `format`.
+    /// A conversation as text in `format`, a document's headings in `language`.
     pub fn export_text(
         &self,
         id: &ConversationId,
         format: ExportFormat,
+        language: Language,
     ) -> Result<String, ConversationsError> {
-        Ok(self.inner.store.export_conversation(id, format)?)
+        Ok(self.inner.store.export_conversation(id, format, language)?)
     }
 
     /// Writes a conversation into the export folder (the user's Downloads) as `<title>.<md|jsonl>`, never
-    /// overwriting: a taken name gets ` (2)`, ` (3)`, ….
+    /// overwriting: a taken name gets ` (2)`, ` (3)`, …. A document's headings are in `language` (the window's).
     pub fn export_to_downloads(
         &self,
         id: &ConversationId,
         format: ExportFormat,
+        language: Language,
     ) -> Result<ExportedFile, ConversationsError> {
         let conversation = self.inner.store.conversation(id)?;
-        let text = self.inner.store.export_conversation(id, format)?;
+        let text = self.inner.store.export_conversation(id, format, language)?;
         let file_name = export_file_name(conversation.title.as_deref(), format);
         export_file::write_new_file(&self.inner.export_dir, &file_name, text.as_bytes())
             .map_err(|(path, source)| ConversationsError::WriteExport { path, source })

@@ -8,6 +8,7 @@
 use desktop_host::conversations::{
     ConversationList, Conversations, DeletedConversation, ExportedFile,
 };
+use desktop_host::language::Language;
 use desktop_host::store::{ConversationId, ConversationSummary, ExportFormat, SearchHit};
 use tauri::State;
 
@@ -95,18 +96,23 @@ pub(crate) async fn restore_conversation(
 }
 
 /// Writes the conversation into the user's Downloads folder (`<title>.md` or `<title>.jsonl`, never replacing a
-/// file) and returns the file's name and path.
+/// file) and returns the file's name and path. A Markdown document's headings are in `language`, the window's
+/// (English when it is not given).
 #[tauri::command]
 pub(crate) async fn export_conversation(
     conversations: State<'_, Conversations>,
     conversation_id: String,
     format: ExportFormat,
+    language: Option<Language>,
 ) -> Result<ExportedFile, CommandError> {
     let conversations = conversations.inner().clone();
     let id = ConversationId::from(conversation_id);
+    let language = language.unwrap_or_default();
     // A long conversation is a lot of text to build and write: keep it off the async workers.
-    tauri::async_runtime::spawn_blocking(move || conversations.export_to_downloads(&id, format))
-        .await
-        .map_err(CommandError::work_stopped)?
-        .map_err(to_command_error)
+    tauri::async_runtime::spawn_blocking(move || {
+        conversations.export_to_downloads(&id, format, language)
+    })
+    .await
+    .map_err(CommandError::work_stopped)?
+    .map_err(to_command_error)
 }

@@ -13,6 +13,7 @@ import type {
   ExportedFile,
   SearchHit,
 } from "./wire";
+import type { Language } from "../i18n/strings";
 
 export type {
   ConversationList,
@@ -63,7 +64,7 @@ export function restoreConversation(conversationId: string): Promise<null> {
   return invoke<null>("restore_conversation", { conversationId });
 }
 
-/** Writes the conversation into the user's Downloads folder; resolves with the file's name. */
-export function exportConversation(conversationId: string, format: ExportFormat): Promise<ExportedFile> {
-  return invoke<ExportedFile>("export_conversation", { conversationId, format });
+/** Writes the conversation into the user's Downloads folder, a document's headings in `language`; resolves with the file's name. */
+export function exportConversation(conversationId: string, format: ExportFormat, language: Language): Promise<ExportedFile> {
+  return invoke<ExportedFile>("export_conversation", { conversationId, format, language });
 }

@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::language::Language;
+
 use super::conversation_id::ConversationId;
 use super::error::StoreError;
 use super::message_text::{role_of, text_of_block};
@@ -33,16 +35,69 @@ impl ExportFormat {
 }
 
 impl Store {
-    /// The conversation in the given format; the caller writes it wherever the user chose.
+    /// The conversation in the given format, a Markdown document's headings and notes in `language` (the
+    /// window's); the caller writes it wherever the user chose.
     pub fn export_conversation(
         &self,
         id: &ConversationId,
         format: ExportFormat,
+        language: Language,
     ) -> Result<String, StoreError> {
         let transcript = self.load_transcript(id)?;
         match format {
-            ExportFormat::Markdown => Ok(to_markdown(&transcript)),
+            ExportFormat::Markdown => Ok(to_markdown(&transcript, Labels::of(language))),
             ExportFormat::JsonLines => to_json_lines(&transcript),
+        }
+    }
+}
+
+/// The words a Markdown export adds around what was written.
+struct Labels {
+    untitled: &'static str,
+    model: &'static str,
+    user: &'static str,
+    assistant: &'static str,
+    tool_result: &'static str,
+    tool_error: &'static str,
+    tool_call: &'static str,
+    thinking: &'static str,
+    image: &'static str,
+    error: &'static str,
+    stopped: &'static str,
+    interrupted: &'static str,
+}
+
+impl Labels {
+    fn of(language: Language) -> &'static Labels {
+        match language {
+            Language::En => &Labels {
+                untitled: "Untitled conversation",
+                model: "Model",
+                user: "User",
+                assistant: "Assistant",
+                tool_result: "Tool result",
+                tool_error: " (error)",
+                tool_call: "Tool call",
+                thinking: "Thinking",
+                image: "image",
+                error: "Error",
+                stopped: "Stopped",
+                interrupted: "Interrupted before this message was complete.",
+            },
+            Language::Zh => &Labels {
+                untitled: "未命名对话",
+                model: "模型",
+                user: "用户",
+                assistant: "助手",
+                tool_result: "工具结果",
+                tool_error: "（出错）",
+                tool_call: "工具调用",
+                thinking: "思考过程",
+                image: "图片",
+                error: "错误",
+                stopped: "已停止",
+                interrupted: "这条消息未完成时应用已关闭。",
+            },
         }
     }
 }
@@ -93,31 +148,32 @@ fn to_json_lines(transcript: &Transcript) -> Result<String, StoreError> {
     Ok(output)
 }
 
-fn to_markdown(transcript: &Transcript) -> String {
+fn to_markdown(transcript: &Transcript, labels: &Labels) -> String {
     let conversation = &transcript.conversation;
     let mut output = format!(
         "# {}\n",
-        conversation
-            .title
-            .as_deref()
-            .unwrap_or("Untitled conversation")
+        conversation.title.as_deref().unwrap_or(labels.untitled)
     );
     if let Some(model) = &conversation.model {
-        let _ = write!(output, "\nModel: `{model}`\n");
+        let _ = write!(output, "\n{}: `{model}`\n", labels.model);
     }
     for entry in &transcript.entries {
         output.push('\n');
-        write_entry(&mut output, entry);
+        write_entry(&mut output, entry, labels);
     }
     output
 }
 
-fn write_entry(output: &mut String, entry: &TranscriptEntry) {
+fn write_entry(output: &mut String, entry: &TranscriptEntry, labels: &Labels) {
     let message = &entry.message;
     let role = role_of(message).unwrap_or("message");
     match role {
-        "user" => output.push_str("## User\n"),
-        "assistant" => output.push_str("## Assistant\n"),
+        "user" => {
+            let _ = writeln!(output, "## {}", labels.user);
+        }
+        "assistant" => {
+            let _ = writeln!(output, "## {}", labels.assistant);
+        }
         "toolResult" => {
             let tool_name = message
                 .get("toolName")
@@ -126,8 +182,9 @@ fn write_entry(output: &mut String, entry: &TranscriptEntry) {
             let is_error = message.get("isError").and_then(Value::as_bool) == Some(true);
             let _ = writeln!(
                 output,
-                "## Tool result: `{tool_name}`{}",
-                if is_error { " (error)" } else { "" }
+                "## {}: `{tool_name}`{}",
+                labels.tool_result,
+                if is_error { labels.tool_error } else { "" }
             );
         }
         custom => {
@@ -138,7 +195,7 @@ fn write_entry(output: &mut String, entry: &TranscriptEntry) {
         Some(Value::String(text)) => write_paragraph(output, text, role),
         Some(Value::Array(blocks)) => {
             for block in blocks {
-                write_block(output, block, role);
+                write_block(output, block, role, labels);
             }
         }
         Some(_) | None => {
@@ -149,17 +206,17 @@ fn write_entry(output: &mut String, entry: &TranscriptEntry) {
     }
     if role == "assistant" {
         match message.get("stopReason").and_then(Value::as_str) {
-            Some("error") => write_note(output, "Error", message),
-            Some("aborted") => write_note(output, "Stopped", message),
+            Some("error") => write_note(output, labels.error, message),
+            Some("aborted") => write_note(output, labels.stopped, message),
             Some(_) | None => {}
         }
     }
     if entry.state == EntryState::Interrupted {
-        output.push_str("\n*Interrupted before this message was complete.*\n");
+        let _ = write!(output, "\n*{}*\n", labels.interrupted);
     }
 }
 
-fn write_block(output: &mut String, block: &Value, role: &str) {
+fn write_block(output: &mut String, block: &Value, role: &str, labels: &Labels) {
     if let Some(text) = text_of_block(block) {
         write_paragraph(output, text, role);
         return;
@@ -171,14 +228,18 @@ fn write_block(output: &mut String, block: &Value, role: &str) {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if !thinking.trim().is_empty() {
-                output.push_str("\n<details><summary>Thinking</summary>\n\n");
+                let _ = write!(
+                    output,
+                    "\n<details><summary>{}</summary>\n\n",
+                    labels.thinking
+                );
                 output.push_str(thinking.trim_end());
                 output.push_str("\n\n</details>\n");
             }
         }
         Some("toolCall") => {
             let name = block.get("name").and_then(Value::as_str).unwrap_or("tool");
-            let _ = write!(output, "\n**Tool call** `{name}`\n");
+            let _ = write!(output, "\n**{}** `{name}`\n", labels.tool_call);
             write_fenced(
                 output,
                 "json",
@@ -189,8 +250,8 @@ fn write_block(output: &mut String, block: &Value, role: &str) {
             let mime_type = block
                 .get("mimeType")
                 .and_then(Value::as_str)
-                .unwrap_or("image");
-            let _ = write!(output, "\n*[image: {mime_type}]*\n");
+                .unwrap_or(labels.image);
+            let _ = write!(output, "\n*[{}: {mime_type}]*\n", labels.image);
         }
         Some(_) | None => write_fenced(output, "json", &pretty(block)),
     }

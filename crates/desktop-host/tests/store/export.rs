@@ -1,3 +1,4 @@
+use desktop_host::language::Language;
 use desktop_host::store::{ConversationRecorder, ExportFormat};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -52,7 +53,7 @@ fn markdown_export_reads_like_the_conversation() {
     let (id, _) = sample(&test_store);
     let markdown = test_store
         .store
-        .export_conversation(&id, ExportFormat::Markdown)
+        .export_conversation(&id, ExportFormat::Markdown, Language::En)
         .unwrap();
     let expected = r#"# What is in Downloads? 下载文件夹里有什么？
 
@@ -117,12 +118,58 @@ Still wri
 }
 
 #[test]
+fn a_chinese_window_gets_chinese_headings_and_notes_around_the_same_words() {
+    let test_store = TestStore::new();
+    let (id, _) = sample(&test_store);
+    let english = test_store
+        .store
+        .export_conversation(&id, ExportFormat::Markdown, Language::En)
+        .unwrap();
+    let chinese = test_store
+        .store
+        .export_conversation(&id, ExportFormat::Markdown, Language::Zh)
+        .unwrap();
+    for heading in [
+        "模型: `scripted-1`",
+        "## 用户\n",
+        "## 助手\n",
+        "<details><summary>思考过程</summary>",
+        "**工具调用** `list_files`",
+        "## 工具结果: `list_files`",
+        "*[图片: image/png]*",
+        "*已停止: Request was aborted*",
+        "*这条消息未完成时应用已关闭。*",
+    ] {
+        assert!(
+            chinese.contains(heading),
+            "{heading} missing from\n{chinese}"
+        );
+    }
+    for english_only in ["## User", "## Assistant", "Tool call", "Interrupted before"] {
+        assert!(
+            !chinese.contains(english_only),
+            "{english_only} in\n{chinese}"
+        );
+    }
+    // What was written is the same in both: only the added words differ.
+    let written = |text: &str| {
+        text.lines()
+            .filter(|line| {
+                !line.starts_with('#') && !line.starts_with('*') && !line.starts_with('<')
+            })
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(written(&chinese)[2..], written(&english)[2..]);
+}
+
+#[test]
 fn json_lines_export_has_a_header_and_every_message_as_pi_json() {
     let test_store = TestStore::new();
     let (id, messages) = sample(&test_store);
     let export = test_store
         .store
-        .export_conversation(&id, ExportFormat::JsonLines)
+        .export_conversation(&id, ExportFormat::JsonLines, Language::En)
         .unwrap();
     assert!(export.ends_with('\n'));
     let lines: Vec<Value> = export

@@ -10,6 +10,7 @@ use desktop_host::conversations::{
     Conversations, ConversationsError, ConversationsOptions, OpenConversation, RunPhase,
     SessionOptionsFactory, is_interrupted_message,
 };
+use desktop_host::language::Language;
 use desktop_host::session::SessionOptions;
 use desktop_host::store::{
     CHECKPOINT_INTERVAL_MS, Clock, ConversationId, DATABASE_FILE_NAME, DayZone, EntryState,
@@ -539,7 +540,7 @@ async fn a_new_conversation_reuses_an_empty_one_and_search_renaming_and_export_w
     assert_eq!(renamed.title.as_deref(), Some("Quarterly: report?"));
 
     let exported = conversations
-        .export_to_downloads(&first.id, ExportFormat::Markdown)
+        .export_to_downloads(&first.id, ExportFormat::Markdown, Language::En)
         .unwrap();
     assert_eq!(exported.file_name, "Quarterly_ report_.md");
     assert_eq!(
@@ -550,11 +551,11 @@ async fn a_new_conversation_reuses_an_empty_one_and_search_renaming_and_export_w
     assert!(markdown.starts_with("# Quarterly: report?"), "{markdown}");
     assert!(markdown.contains("answer to 下载 report"));
     let again = conversations
-        .export_to_downloads(&first.id, ExportFormat::Markdown)
+        .export_to_downloads(&first.id, ExportFormat::Markdown, Language::En)
         .unwrap();
     assert_eq!(again.file_name, "Quarterly_ report_ (2).md");
     let lines = conversations
-        .export_text(&first.id, ExportFormat::JsonLines)
+        .export_text(&first.id, ExportFormat::JsonLines, Language::En)
         .unwrap();
     assert_eq!(
         lines.lines().count(),

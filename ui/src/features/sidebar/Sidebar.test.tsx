@@ -229,7 +229,7 @@ describe("Sidebar", () => {
     ipc.exportConversation.mockRejectedValueOnce({ kind: "storage", code: "disk_full", detail: "write failed: no space left on device" });
     await renderSidebar();
     await click(byTestId("conversation-export-markdown")[0]);
-    expect(ipc.exportConversation).toHaveBeenCalledWith("c3", "markdown");
+    expect(ipc.exportConversation).toHaveBeenCalledWith("c3", "markdown", "en");
     expect(byTestId("sidebar-toast")[0]?.textContent).toBe("Saved PDF 清单.md in Downloads.");
     await click(byTestId("conversation-export-jsonl")[0]);
     expect(byTestId("sidebar-toast")[0]?.textContent).toBe(

@@ -169,11 +169,11 @@ export function Sidebar(props: SidebarProps) {
 
   const exportTo = useCallback(
     (conversationId: string, format: ExportFormat) => {
-      exportConversation(conversationId, format).then((file) => {
+      exportConversation(conversationId, format, props.language).then((file) => {
         if (mounted.current) setToast({ kind: "info", message: strings.exported(file.fileName) });
       }, showError);
     },
-    [strings, showError],
+    [strings, showError, props.language],
   );
 
   const today = localDay(new Date());
