@@ -12,7 +12,11 @@ import { ChatScreen } from "./features/chat/ChatScreen";
 export function App() {
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const [provider, setProvider] = useState<ProviderState>({ status: "checking" });
-  const language = resolveLanguage(settings?.language ?? "auto", navigator.languages ?? [navigator.language]);
+  // "auto" follows the language the host writes in (its locale), so the window and the host never disagree;
+  // before the settings arrive, the browser's languages.
+  const systemLanguages =
+    typeof settings?.systemLanguage === "string" ? [settings.systemLanguage] : (navigator.languages ?? [navigator.language]);
+  const language = resolveLanguage(settings?.language ?? "auto", systemLanguages);
 
   useEffect(() => {
     let current = true;

@@ -133,19 +133,19 @@ mockIPC((cmd, payload) => {
       window.__chatMock.activeId = `c-new-${newConversations}`;
       return { ...emptyState, conversationId: window.__chatMock.activeId };
     case "get_settings":
-      return settings;
+      return settingsView();
     case "save_settings":
       settings = { ...settings, ...(args["settings"] as object) };
-      return settings;
+      return settingsView();
     case "set_api_key":
       settings = { ...settings, apiKeySet: true, keysStored: [String(args["preset"] ?? settings.preset)] };
-      return settings;
+      return settingsView();
     case "accept_key_file_fallback":
       settings = { ...settings, keyStorage: "file" };
-      return settings;
+      return settingsView();
     case "delete_api_key":
       settings = { ...settings, apiKeySet: false, keysStored: [] };
-      return settings;
+      return settingsView();
     case "abort":
     case "resolve_approval":
       return null;
@@ -190,3 +190,8 @@ mockIPC((cmd, payload) => {
       return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the mock backend has no command ${cmd}` });
   }
 });
+
+/** The settings as the host returns them; its locale is the page's (a test may set navigator.language later). */
+function settingsView(): Record<string, unknown> {
+  return { ...settings, systemLanguage: navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en" };
+}

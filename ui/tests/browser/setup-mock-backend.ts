@@ -63,7 +63,7 @@ mockIPC((cmd, payload) => {
     case "list_conversations":
       return { days: [], activeId: null, streamingIds: [], storage: { persistent: true, notices: [] } };
     case "get_settings":
-      return settings;
+      return settingsView();
     case "provider_status":
       return usable
         ? { status: "usable", provider: "custom", model: settings["model"] }
@@ -83,11 +83,11 @@ mockIPC((cmd, payload) => {
       };
     case "set_api_key":
       settings = { ...settings, keysStored: [args["preset"]] };
-      return settings;
+      return settingsView();
     case "save_settings":
       settings = { ...settings, ...(args["settings"] as object) };
       usable = true;
-      return settings;
+      return settingsView();
     case "list_models":
       return { models: [model("house-model"), model("house-model-small")], origin: "server" };
     case "set_conversation_model":
@@ -96,3 +96,8 @@ mockIPC((cmd, payload) => {
       return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the setup mock backend has no command ${cmd}` });
   }
 });
+
+/** The settings as the host returns them; its locale is the page's (a test may set navigator.language later). */
+function settingsView(): Record<string, unknown> {
+  return { ...settings, systemLanguage: navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en" };
+}

@@ -115,6 +115,10 @@ pub struct SettingsView {
     pub keys_stored: Vec<&'static str>,
     pub key_storage: KeyStorageView,
     pub presets: Vec<PresetView>,
+    /// The language the host writes in while `language` is "auto" (from the locale); the window follows it too,
+    /// so the two never disagree.
+    #[ts(type = "\"en\" | \"zh\"")]
+    pub system_language: Language,
 }
 
 /// Where keys go, as the settings screen shows it; `Unavailable` means no keychain answered and the user has
@@ -231,6 +235,7 @@ impl SettingsService {
             keys_stored,
             key_storage,
             presets: ProviderPreset::ALL.into_iter().map(preset_view).collect(),
+            system_language: Language::from_locale_env(&std::env::vars().collect()),
         })
     }
 

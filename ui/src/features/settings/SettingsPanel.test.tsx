@@ -37,6 +37,7 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     thinkingLevel: "off",
     systemPrompt: "",
     language: "auto",
+    systemLanguage: "en",
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,

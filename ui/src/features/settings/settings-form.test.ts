@@ -11,6 +11,7 @@ const view: SettingsView = {
   thinkingLevel: "off",
   systemPrompt: "Be brief.",
   language: "auto",
+  systemLanguage: "en",
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",

@@ -36,6 +36,7 @@ const nothingConfigured: SettingsView = {
   thinkingLevel: "off",
   systemPrompt: "",
   language: "auto",
+  systemLanguage: "en",
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

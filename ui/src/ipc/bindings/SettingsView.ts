@@ -9,7 +9,12 @@ export type SettingsView = { apiKeySet: boolean,
 /**
  * The presets (ids) a key is stored for, so the form can say whether the provider it shows has one.
  */
-keysStored: Array<string>, keyStorage: KeyStorageView, presets: Array<PresetView>, preset: string, api: string, baseUrl: string, model: string, thinkingLevel: string, systemPrompt: string, 
+keysStored: Array<string>, keyStorage: KeyStorageView, presets: Array<PresetView>, 
+/**
+ * The language the host writes in while `language` is "auto" (from the locale); the window follows it too,
+ * so the two never disagree.
+ */
+systemLanguage: "en" | "zh", preset: string, api: string, baseUrl: string, model: string, thinkingLevel: string, systemPrompt: string, 
 /**
  * `auto`, `en` or `zh`.
  */
