@@ -35,3 +35,18 @@ describe("words for host codes", () => {
     expect(worded).toEqual({ text: STRINGS.zh.problemKinds.unauthorized, detail: "OpenAI rejected the API key (401)." });
   });
 });
+
+describe("words for host identifiers", () => {
+  it("names every preset and thinking level in both languages", () => {
+    const presets = ["openai", "anthropic", "deepseek", "openrouter", "qwen", "ollama", "llamacpp", "custom"];
+    for (const id of presets) {
+      expect(STRINGS.en.presetLabels[id], id).toBeTruthy();
+      expect(STRINGS.zh.presetLabels[id], id).toBeTruthy();
+    }
+    expect(STRINGS.zh.presetLabels["custom"]).toMatch(/[\u4e00-\u9fff]/);
+    for (const level of ["off", "minimal", "low", "medium", "high", "xhigh"]) {
+      expect(STRINGS.zh.thinkingLevels[level], level).toMatch(/[\u4e00-\u9fff]/);
+      expect(STRINGS.en.thinkingLevels[level], level).toBeTruthy();
+    }
+  });
+});

@@ -71,7 +71,7 @@ describe.each(["en", "zh"] as const)("first run with nothing configured (%s)", (
     await expect(page.getByTestId("composer-input").inputValue()).resolves.not.toBe("");
     await expect(page.getByTestId("message-user").count()).resolves.toBe(0);
     const presets = await page.getByTestId("setup-preset").locator("option").allTextContents();
-    expect(presets).toContain("Custom, OpenAI-compatible");
+    expect(presets).toContain(language === "zh" ? "自定义（OpenAI 兼容）" : "Custom, OpenAI-compatible");
     await page.screenshot({ path: join(ARTIFACTS, `setup-card-${language}.png`) });
     expect(problems).toEqual([]);
   });

@@ -162,7 +162,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
               >
                 {view.presets.map((candidate) => (
                   <option key={candidate.id} value={candidate.id}>
-                    {candidate.label}
+                    {strings.presetLabels[candidate.id] ?? candidate.label}
                   </option>
                 ))}
                 {view.presets.some((candidate) => candidate.id === form.preset) ? null : (
@@ -196,7 +196,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                   {(THINKING_LEVELS.includes(form.thinkingLevel) ? THINKING_LEVELS : [form.thinkingLevel, ...THINKING_LEVELS]).map(
                     (level) => (
                       <option key={level} value={level}>
-                        {level}
+                        {strings.thinkingLevels[level] ?? level}
                       </option>
                     ),
                   )}
@@ -212,7 +212,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 data-preset={form.preset}
               >
                 <span className={`key-dot${keySet ? " set" : ""}`} aria-hidden="true" />
-                {preset !== undefined ? `${strings.keyFor(preset.label)}: ` : null}
+                {preset !== undefined ? `${strings.keyFor(strings.presetLabels[preset.id] ?? preset.label)}: ` : null}
                 {keySet ? strings.keySet : needsKey ? strings.keyNotSet : strings.keyNotNeeded}
               </div>
               {section === "offerFile" ? (

@@ -112,7 +112,9 @@ export function SetupCard({ onConfigured }: SetupCardProps) {
           <div className="setup-local" key={server.preset} data-testid="local-server" data-preset={server.preset}>
             <span>
               {strings.setup.localFound(
-                view?.presets.find((candidate) => candidate.id === server.preset)?.label ?? server.preset,
+                strings.presetLabels[server.preset] ??
+                  view?.presets.find((candidate) => candidate.id === server.preset)?.label ??
+                  server.preset,
                 server.models.length,
               )}
             </span>
@@ -137,7 +139,7 @@ export function SetupCard({ onConfigured }: SetupCardProps) {
             >
               {view.presets.map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
-                  {candidate.label}
+                  {strings.presetLabels[candidate.id] ?? candidate.label}
                 </option>
               ))}
             </select>
