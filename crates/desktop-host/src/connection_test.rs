@@ -240,7 +240,7 @@ pub async fn test_form(
                     message,
                 }
             })?;
-            Ok::<_, SettingsServiceError>((target, service.connection_settings()?.options()))
+            Ok::<_, SettingsServiceError>((target, service.connection_options()?))
         })
         .await
         .map_err(|error| SettingsServiceError {

@@ -9,6 +9,7 @@ mod connection_settings;
 mod file;
 mod file_update;
 mod presets;
+mod proxy_password;
 mod queue_settings;
 mod resolve;
 mod service;

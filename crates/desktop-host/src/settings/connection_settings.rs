@@ -19,6 +19,7 @@ use std::time::Duration;
 use pi_ai::providers::{ProxyChoice, redact_credentials};
 use serde::{Deserialize, Serialize};
 
+use crate::settings::proxy_password::{self, PROXY_PASSWORD_SECRET};
 use crate::settings::{SettingsFailure, SettingsFile, SettingsService, SettingsServiceError};
 
 /// The idle timeout when the settings name none, in seconds.
@@ -76,8 +77,12 @@ pub struct ConnectionSettings {
     pub max_retries: u32,
     /// A server asking to wait longer than this before a retry is reported instead (0 = any wait).
     pub max_retry_delay_seconds: u32,
-    /// The proxy.
+    /// The proxy (a manual one's URL without its password).
     pub proxy: ProxySetting,
+    /// A password for the manual proxy's user is kept in the key store. Read only: saving a URL with a password
+    /// replaces it, a URL with the user alone keeps it, a URL without a user removes it.
+    #[serde(default)]
+    pub proxy_password_set: bool,
 }
 
 impl Default for ConnectionSettings {
@@ -88,6 +93,7 @@ impl Default for ConnectionSettings {
             max_retries: DEFAULT_MAX_RETRIES,
             max_retry_delay_seconds: DEFAULT_MAX_RETRY_DELAY_SECONDS,
             proxy: ProxySetting::System,
+            proxy_password_set: false,
         }
     }
 }
@@ -108,6 +114,7 @@ impl ConnectionSettings {
                 .max_retry_delay_seconds
                 .unwrap_or(defaults.max_retry_delay_seconds),
             proxy: file.proxy.clone().unwrap_or_default(),
+            proxy_password_set: false,
         }
     }
 
@@ -179,9 +186,31 @@ impl Default for ConnectionOptions {
 }
 
 impl SettingsService {
-    /// The stored connection settings (the defaults when there is no file).
+    /// The stored connection settings (the defaults when there is no file); never the proxy's password.
     pub fn connection_settings(&self) -> Result<ConnectionSettings, SettingsServiceError> {
-        Ok(ConnectionSettings::from_file(&self.load()?))
+        let mut settings = ConnectionSettings::from_file(&self.load()?);
+        settings.proxy_password_set = matches!(settings.proxy, ProxySetting::Manual { .. })
+            && self.secret(PROXY_PASSWORD_SECRET)?.is_some();
+        Ok(settings)
+    }
+
+    /// What requests use: the stored connection settings, a manual proxy's password put back from the key store.
+    pub fn connection_options(&self) -> Result<ConnectionOptions, SettingsServiceError> {
+        self.options_of(&ConnectionSettings::from_file(&self.load()?))
+    }
+
+    /// `settings`' options with the kept proxy password in the manual proxy's URL.
+    pub(crate) fn options_of(
+        &self,
+        settings: &ConnectionSettings,
+    ) -> Result<ConnectionOptions, SettingsServiceError> {
+        let mut options = settings.options();
+        if let ProxySetting::Manual { url } = &settings.proxy
+            && let Some(password) = self.secret(PROXY_PASSWORD_SECRET)?
+        {
+            options.proxy = ProxyChoice::Manual(proxy_password::join(url, password.expose()));
+        }
+        Ok(options)
     }
 
     /// Checks and writes `settings` into the settings file (every other key stays) and returns what is stored
@@ -196,6 +225,23 @@ impl SettingsService {
                 kind: SettingsFailure::Invalid,
                 message,
             })?;
+        // The password goes to the key store before the file changes, so a keychain that fails leaves both as
+        // they were; the file keeps the URL without it.
+        let proxy = match &settings.proxy {
+            ProxySetting::Manual { url } => {
+                let split = proxy_password::split(url);
+                match (&split.password, split.has_user) {
+                    (Some(password), _) => self.store_secret(PROXY_PASSWORD_SECRET, password)?,
+                    (None, true) => {}
+                    (None, false) => self.delete_secret(PROXY_PASSWORD_SECRET)?,
+                }
+                ProxySetting::Manual { url: split.url }
+            }
+            other => {
+                self.delete_secret(PROXY_PASSWORD_SECRET)?;
+                other.clone()
+            }
+        };
         self.update_file(|file| {
             let defaults = ConnectionSettings::default();
             let stored = |value: u32, default: u32| (value != default).then_some(value);
@@ -208,12 +254,9 @@ impl SettingsService {
                 settings.max_retry_delay_seconds,
                 defaults.max_retry_delay_seconds,
             );
-            file.proxy = match &settings.proxy {
+            file.proxy = match proxy {
                 ProxySetting::System => None,
-                ProxySetting::None => Some(ProxySetting::None),
-                ProxySetting::Manual { url } => Some(ProxySetting::Manual {
-                    url: url.trim().to_owned(),
-                }),
+                kept => Some(kept),
             };
         })?;
         self.connection_settings()
@@ -243,6 +286,7 @@ mod tests {
                 max_retries: 3,
                 max_retry_delay_seconds: 60,
                 proxy: ProxySetting::System,
+                proxy_password_set: false,
             }
         );
         service
@@ -269,6 +313,7 @@ mod tests {
             proxy: ProxySetting::Manual {
                 url: " socks5h://127.0.0.1:1080 ".into(),
             },
+            proxy_password_set: false,
         };
         let saved = service.save_connection_settings(&wanted).unwrap();
         assert_eq!(

@@ -18,8 +18,9 @@ use crate::language::Language;
 use crate::secrets::{ApiKeys, KeyStorage, KeyStoreSetup, SecretsError, open_key_store};
 use crate::session::SessionOptions;
 use crate::settings::{
-    ApiKey, ApiKeySource, ProviderPreset, ResolveInputs, ResolvedSettings, SETTINGS_FILE_NAME,
-    SettingsFile, TcpProbe, default_config_dir, load_settings, resolve_settings, save_settings,
+    ApiKey, ApiKeySource, ConnectionSettings, ProviderPreset, ResolveInputs, ResolvedSettings,
+    SETTINGS_FILE_NAME, SettingsFile, TcpProbe, default_config_dir, load_settings,
+    resolve_settings, save_settings,
 };
 
 #[cfg(test)]
@@ -171,7 +172,7 @@ impl SettingsService {
     ) -> Result<ResolvedSettings, SettingsServiceError> {
         let file = self.load()?;
         let settings_path = self.settings_path();
-        resolve_settings(&ResolveInputs {
+        let mut resolved = resolve_settings(&ResolveInputs {
             file: &file,
             env,
             key_env_override,
@@ -179,7 +180,9 @@ impl SettingsService {
             probe: &TcpProbe::default(),
             settings_path: settings_path.as_deref(),
         })
-        .map_err(|error| SettingsServiceError::new(SettingsFailure::Settings, error.to_string()))
+        .map_err(|error| SettingsServiceError::new(SettingsFailure::Settings, error.to_string()))?;
+        resolved.connection = self.options_of(&ConnectionSettings::from_file(&file))?;
+        Ok(resolved)
     }
 
     /// The options of a new session: the settings resolved now ([`SettingsService::resolve`]) and the user's

@@ -118,7 +118,7 @@ fn connection_settings_start_at_the_stated_defaults_and_refuse_bad_values() {
     assert_eq!(
         defaults,
         json!({"idleTimeoutSeconds": 120, "headTimeoutSeconds": 120, "maxRetries": 3,
-               "maxRetryDelaySeconds": 60, "proxy": {"mode": "system"}})
+               "maxRetryDelaySeconds": 60, "proxy": {"mode": "system"}, "proxyPasswordSet": false})
     );
     let mut manual = defaults.clone();
     manual["proxy"] = json!({"mode": "manual", "url": "socks5h://127.0.0.1:1080"});

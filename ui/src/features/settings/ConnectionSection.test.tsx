@@ -29,6 +29,7 @@ const stored: ConnectionSettings = {
   maxRetries: 3,
   maxRetryDelaySeconds: 60,
   proxy: { mode: "system" },
+  proxyPasswordSet: false,
 };
 
 beforeEach(() => {
@@ -44,8 +45,8 @@ afterEach(() => {
   container.remove();
 });
 
-async function render(language: "en" | "zh" = "en") {
-  ipc.connectionSettings.mockResolvedValue(stored);
+async function render(language: "en" | "zh" = "en", value: ConnectionSettings = stored) {
+  ipc.connectionSettings.mockResolvedValue(value);
   await act(async () => {
     root.render(
       <StringsContext.Provider value={STRINGS[language]}>
@@ -91,6 +92,17 @@ describe("the connection settings", () => {
       proxy: { mode: "manual", url: "socks5://127.0.0.1:1080" },
     });
     expect(container.textContent).toContain("Saved. New requests use them.");
+    expect(field<HTMLElement>("proxy-password-note").textContent).toBe(STRINGS.en.connectionSettings.proxyPasswordHint);
+  });
+
+  it("say that a proxy password is kept in the keychain, without showing it", async () => {
+    await render("en", {
+      ...stored,
+      proxy: { mode: "manual", url: "http://alice@proxy.corp:3128/" },
+      proxyPasswordSet: true,
+    });
+    expect(field<HTMLInputElement>("proxy-url").value).toBe("http://alice@proxy.corp:3128/");
+    expect(field<HTMLElement>("proxy-password-note").textContent).toBe(STRINGS.en.connectionSettings.proxyPasswordKept);
   });
 
   it("say why the host refused a value, and speak Chinese", async () => {

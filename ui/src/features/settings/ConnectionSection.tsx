@@ -100,6 +100,9 @@ export function ConnectionSection() {
               setProxyUrl(event.target.value);
             }}
           />
+          <span className="field-hint" data-testid="proxy-password-note">
+            {settings.proxyPasswordSet ? texts.proxyPasswordKept : texts.proxyPasswordHint}
+          </span>
         </label>
       ) : null}
       <div className="field-row">

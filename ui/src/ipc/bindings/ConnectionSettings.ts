@@ -22,6 +22,11 @@ maxRetries: number,
  */
 maxRetryDelaySeconds: number, 
 /**
- * The proxy.
+ * The proxy (a manual one's URL without its password).
  */
-proxy: ProxySetting, };
+proxy: ProxySetting, 
+/**
+ * A password for the manual proxy's user is kept in the key store. Read only: saving a URL with a password
+ * replaces it, a URL with the user alone keeps it, a URL without a user removes it.
+ */
+proxyPasswordSet: boolean, };

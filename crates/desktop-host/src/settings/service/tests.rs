@@ -309,3 +309,86 @@ fn after_consent_keys_go_to_a_private_file_and_never_into_a_result() {
     let again = service.accept_key_file_fallback().unwrap();
     assert!(again.api_key_set, "a second consent keeps the stored key");
 }
+
+#[test]
+fn a_manual_proxy_password_is_kept_in_the_key_store_and_put_back_only_for_requests() {
+    use crate::settings::{ConnectionSettings, ProxySetting};
+    use pi_ai::providers::ProxyChoice;
+
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("settings.json"),
+        r#"{"provider":"ollama"}"#,
+    )
+    .unwrap();
+    let (service, backend) = with_keychain(folder.path());
+    let manual = |url: &str| ConnectionSettings {
+        proxy: ProxySetting::Manual {
+            url: url.to_owned(),
+        },
+        ..ConnectionSettings::default()
+    };
+
+    let saved = service
+        .save_connection_settings(&manual("http://alice:hunter2@proxy.corp:3128"))
+        .unwrap();
+    assert_eq!(
+        saved.proxy,
+        ProxySetting::Manual {
+            url: "http://alice@proxy.corp:3128/".to_owned()
+        }
+    );
+    assert!(saved.proxy_password_set);
+    let file = std::fs::read_to_string(folder.path().join("settings.json")).unwrap();
+    assert!(!file.contains("hunter2"), "{file}");
+    assert_eq!(
+        backend
+            .keys
+            .lock()
+            .unwrap()
+            .get("proxy-password")
+            .map(String::as_str),
+        Some("hunter2")
+    );
+    let with_password = ProxyChoice::Manual("http://alice:hunter2@proxy.corp:3128/".to_owned());
+    assert_eq!(service.connection_options().unwrap().proxy, with_password);
+    assert_eq!(
+        service
+            .resolve(&HashMap::new(), None)
+            .unwrap()
+            .connection
+            .proxy,
+        with_password
+    );
+
+    // The URL as shown (the user alone) keeps the password; a URL without a user, or no manual proxy, drops it.
+    let again = service
+        .save_connection_settings(&manual("http://alice@proxy.corp:3128/"))
+        .unwrap();
+    assert!(again.proxy_password_set);
+    assert_eq!(service.connection_options().unwrap().proxy, with_password);
+    let anonymous = service
+        .save_connection_settings(&manual("http://proxy.corp:3128"))
+        .unwrap();
+    assert!(!anonymous.proxy_password_set);
+    assert!(backend.keys.lock().unwrap().get("proxy-password").is_none());
+}
+
+#[test]
+fn a_proxy_password_is_refused_rather_than_written_in_plain_text_without_a_key_store() {
+    use crate::settings::{ConnectionSettings, ProxySetting};
+
+    let folder = tempfile::tempdir().unwrap();
+    let service = without_keychain(folder.path());
+    let error = service
+        .save_connection_settings(&ConnectionSettings {
+            proxy: ProxySetting::Manual {
+                url: "http://alice:hunter2@proxy.corp:3128".to_owned(),
+            },
+            ..ConnectionSettings::default()
+        })
+        .unwrap_err();
+    assert_eq!(error.kind, SettingsFailure::Keychain);
+    assert!(!error.message.contains("hunter2"), "{}", error.message);
+    assert!(!folder.path().join("settings.json").exists());
+}
