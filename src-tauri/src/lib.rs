@@ -16,6 +16,7 @@ mod host;
 #[cfg(test)]
 mod ipc_surface_tests;
 mod logging;
+pub mod safe_rendering;
 mod single_instance;
 #[cfg(unix)]
 mod termination;

@@ -17,6 +17,13 @@ fn main() -> ExitCode {
         println!("Pi Desktop {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    #[cfg(unix)]
+    if let Some(error) = pi_desktop::safe_rendering::restart_with_workarounds_if_asked() {
+        eprintln!(
+            "pi-desktop: {} is set, but starting again with the rendering workarounds failed: {error}",
+            pi_desktop::safe_rendering::SWITCH
+        );
+    }
     match pi_desktop::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -48,3 +48,35 @@ async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
     app.screenshot("window-opens").await.unwrap();
     app.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_safe_rendering_switch_starts_webkit_without_dma_buf_and_the_window_still_works() {
+    let app = AppUnderTest::launch(LaunchOptions {
+        envs: vec![
+            ("PI_API".to_owned(), "scripted".to_owned()),
+            ("PI_DESKTOP_SAFE_RENDERING".to_owned(), "1".to_owned()),
+        ],
+        args: Vec::new(),
+    })
+    .await
+    .unwrap();
+
+    app.find_test_id("composer-input").await.unwrap();
+    let environ = std::fs::read(format!("/proc/{}/environ", app.app_pid().unwrap())).unwrap();
+    let variables: Vec<&[u8]> = environ.split(|byte| *byte == 0).collect();
+    for wanted in [
+        b"WEBKIT_DISABLE_DMABUF_RENDERER=1".as_slice(),
+        b"WEBKIT_DISABLE_COMPOSITING_MODE=1".as_slice(),
+    ] {
+        assert!(
+            variables.contains(&wanted),
+            "{} is not in the app's environment",
+            String::from_utf8_lossy(wanted)
+        );
+    }
+    app.send_prompt("Hello").await.unwrap();
+    app.wait_for_css(r#"[data-testid="message-assistant"][data-state="done"]"#)
+        .await
+        .unwrap();
+    app.close().await.unwrap();
+}

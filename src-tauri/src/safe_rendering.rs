@@ -1,0 +1,86 @@
+//! The switch for WebKitGTK's blank or black window on some GPUs, drivers and virtual machines:
+//! `PI_DESKTOP_SAFE_RENDERING=1` starts the app with the workarounds WebKitGTK documents — no DMA-BUF renderer
+//! (`WEBKIT_DISABLE_DMABUF_RENDERER=1`, WebKitGTK 2.42 and later) and no accelerated compositing
+//! (`WEBKIT_DISABLE_COMPOSITING_MODE=1`, older versions). WebKit reads them when it starts, so the process starts
+//! itself again with them set (the same process id, arguments and everything else).
+
+use std::ffi::OsString;
+
+/// The environment variable that turns the workarounds on.
+pub const SWITCH: &str = "PI_DESKTOP_SAFE_RENDERING";
+
+/// The variables the workarounds set.
+const WORKAROUNDS: [(&str, &str); 2] = [
+    ("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
+    ("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
+];
+
+/// The variables to add before WebKit starts: none unless the switch is on, and only those not set already (a
+/// value the user chose stays; once they are set, starting again adds nothing, so it happens once).
+pub fn variables_to_add(
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Vec<(&'static str, &'static str)> {
+    let on = var(SWITCH).is_some_and(|value| value == "1" || value.eq_ignore_ascii_case("true"));
+    if !on {
+        return Vec::new();
+    }
+    WORKAROUNDS
+        .into_iter()
+        .filter(|(name, _)| var(name).is_none())
+        .collect()
+}
+
+/// Starts this program again with the workarounds when the switch asks for them; returns only when it does not
+/// (the switch is off, everything is set already) or when starting again failed, with the reason.
+#[cfg(unix)]
+pub fn restart_with_workarounds_if_asked() -> Option<std::io::Error> {
+    use std::os::unix::process::CommandExt as _;
+
+    let add = variables_to_add(|name| std::env::var_os(name));
+    if add.is_empty() {
+        return None;
+    }
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(error) => return Some(error),
+    };
+    Some(
+        std::process::Command::new(exe)
+            .args(std::env::args_os().skip(1))
+            .envs(add)
+            .exec(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn adds(env: &[(&str, &str)]) -> Vec<(&'static str, &'static str)> {
+        let env: HashMap<String, OsString> = env
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), OsString::from(value)))
+            .collect();
+        variables_to_add(|name| env.get(name).cloned())
+    }
+
+    #[test]
+    fn the_switch_adds_both_workarounds_once() {
+        assert_eq!(adds(&[]), Vec::new());
+        assert_eq!(adds(&[(SWITCH, "0")]), Vec::new());
+        assert_eq!(adds(&[(SWITCH, "1")]), WORKAROUNDS.to_vec());
+        assert_eq!(adds(&[(SWITCH, "true")]), WORKAROUNDS.to_vec());
+        let restarted: Vec<(&str, &str)> = [(SWITCH, "1")].into_iter().chain(WORKAROUNDS).collect();
+        assert_eq!(adds(&restarted), Vec::new(), "starting again adds nothing");
+    }
+
+    #[test]
+    fn a_value_the_user_set_stays() {
+        assert_eq!(
+            adds(&[(SWITCH, "1"), ("WEBKIT_DISABLE_COMPOSITING_MODE", "0")]),
+            vec![("WEBKIT_DISABLE_DMABUF_RENDERER", "1")]
+        );
+    }
+}
