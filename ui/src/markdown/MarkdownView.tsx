@@ -6,6 +6,9 @@
 // A view that is behind its text says so in the nearest render backlog until all of it is on screen.
 import { useContext, useEffect, useLayoutEffect, useRef, type MouseEvent } from "react";
 
+import { useStrings } from "../i18n/I18n";
+import type { Strings } from "../i18n/strings";
+import { openLink } from "../ipc/opener";
 import { MarkdownDom } from "./markdown-dom";
 import { markdownRenderer, type MarkdownRenderer } from "./markdown-renderer";
 import { RenderBacklogContext } from "./render-backlog";
@@ -19,6 +22,7 @@ interface MarkdownViewProps {
 
 export function MarkdownView({ text }: MarkdownViewProps) {
   const backlog = useContext(RenderBacklogContext);
+  const strings = useStrings();
   const root = useRef<HTMLDivElement>(null);
   const renderer = useRef<MarkdownRenderer | null>(null);
   const latestText = useRef(text);
@@ -57,15 +61,33 @@ export function MarkdownView({ text }: MarkdownViewProps) {
     renderer.current?.render(text);
   }, [text, backlog]);
 
-  return <div className="markdown" ref={root} onClick={onMarkdownClick} />;
+  return (
+    <div
+      className="markdown"
+      ref={root}
+      onClick={(event) => onMarkdownClick(event, strings)}
+      onAuxClick={preventLinkNavigation}
+    />
+  );
 }
 
-/** Copy buttons copy their code block; links never navigate the webview. */
-function onMarkdownClick(event: MouseEvent<HTMLDivElement>): void {
+/** A middle click on a link would open it in the webview: it does nothing. */
+function preventLinkNavigation(event: MouseEvent<HTMLDivElement>): void {
+  if (event.target instanceof Element && event.target.closest("a") !== null) event.preventDefault();
+}
+
+/**
+ * Links never navigate the webview: a web or mail link opens in the system browser or mail program (a failure
+ * is shown beside it), any other does nothing. Copy buttons copy their code block.
+ */
+function onMarkdownClick(event: MouseEvent<HTMLDivElement>, strings: Strings): void {
   const target = event.target;
   if (!(target instanceof Element)) return;
-  if (target.closest("a") !== null) {
+  const link = target.closest("a");
+  if (link !== null) {
     event.preventDefault();
+    const href = link.getAttribute("href");
+    if (href !== null) void openLinkOf(link, href, strings);
     return;
   }
   const button = target.closest("button.code-copy");
@@ -81,4 +103,16 @@ function onMarkdownClick(event: MouseEvent<HTMLDivElement>): void {
       window.setTimeout(() => button.classList.remove("copy-failed"), 1500);
     },
   );
+}
+
+async function openLinkOf(link: Element, href: string, strings: Strings): Promise<void> {
+  const failure = await openLink(href);
+  const next = link.nextElementSibling;
+  if (next?.classList.contains("md-link-error") === true) next.remove();
+  if (failure === null || failure.kind === "refused") return;
+  const note = document.createElement("span");
+  note.className = "md-link-error";
+  note.setAttribute("role", "alert");
+  note.textContent = strings.linkOpenFailed(failure.message);
+  link.after(note);
 }

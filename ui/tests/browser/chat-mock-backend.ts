@@ -185,6 +185,8 @@ mockIPC((cmd, payload) => {
       runConversation = window.__chatMock.activeId;
       return { conversationId: window.__chatMock.activeId, runId };
     }
+    case "plugin:opener|open_url":
+      return null;
     default:
       return Promise.reject({ kind: "invalid", message: `the mock backend has no command ${cmd}` });
   }
