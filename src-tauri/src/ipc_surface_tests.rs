@@ -262,6 +262,27 @@ fn the_opener_refuses_every_url_but_http_https_and_mailto() {
 }
 
 #[test]
+fn fetch_image_refuses_what_is_not_a_web_url_with_an_invalid_error() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    let error = call(
+        &main_window,
+        "fetch_image",
+        json!({ "url": "file:///etc/passwd" }),
+    )
+    .unwrap_err();
+
+    assert_eq!(
+        error,
+        json!({
+            "kind": "invalid",
+            "message": "only http and https images can be shown, not file:///etc/passwd"
+        })
+    );
+}
+
+#[test]
 fn a_window_the_capabilities_do_not_name_cannot_open_urls() {
     let test_app = scripted_app();
     let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())

@@ -65,6 +65,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .plugin(navigation_guard::plugin())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
+            commands::images::fetch_image,
             commands::stream::subscribe,
             commands::active_conversation::get_state,
             commands::active_conversation::new_conversation,

@@ -227,6 +227,7 @@ const en = {
   copied: "Copied",
   copyFailed: "Could not copy. Select the text above instead.",
   linkOpenFailed: (message: string) => `Could not open the link in the browser: ${message}`,
+  imageShowFailed: (message: string) => `Could not show the image: ${message}`,
   setup: {
     title: "Connect a model",
     intro: "Pi needs a model to answer. Choose a provider, test the connection, then pick a model.",
@@ -468,6 +469,7 @@ const zh: Strings = {
   copied: "已复制",
   copyFailed: "无法复制，请手动选中上面的文字。",
   linkOpenFailed: (message: string) => `无法在浏览器中打开链接：${message}`,
+  imageShowFailed: (message: string) => `无法显示图片：${message}`,
   setup: {
     title: "连接一个模型",
     intro: "Pi 需要一个模型来回答。选择提供方，测试连接，然后选择模型。",

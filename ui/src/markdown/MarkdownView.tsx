@@ -8,6 +8,7 @@ import { useContext, useEffect, useLayoutEffect, useRef, type MouseEvent } from 
 
 import { useStrings } from "../i18n/I18n";
 import type { Strings } from "../i18n/strings";
+import { fetchImage } from "../ipc/images";
 import { openLink } from "../ipc/opener";
 import { MarkdownDom } from "./markdown-dom";
 import { markdownRenderer, type MarkdownRenderer } from "./markdown-renderer";
@@ -78,7 +79,8 @@ function preventLinkNavigation(event: MouseEvent<HTMLDivElement>): void {
 
 /**
  * Links never navigate the webview: a web or mail link opens in the system browser or mail program (a failure
- * is shown beside it), any other does nothing. Copy buttons copy their code block.
+ * is shown beside it), any other does nothing. "Show image" asks the host for that image. Copy buttons copy
+ * their code block.
  */
 function onMarkdownClick(event: MouseEvent<HTMLDivElement>, strings: Strings): void {
   const target = event.target;
@@ -88,6 +90,11 @@ function onMarkdownClick(event: MouseEvent<HTMLDivElement>, strings: Strings): v
     event.preventDefault();
     const href = link.getAttribute("href");
     if (href !== null) void openLinkOf(link, href, strings);
+    return;
+  }
+  const show = target.closest("button.md-image-show");
+  if (show instanceof HTMLButtonElement) {
+    void showImage(show, strings);
     return;
   }
   const button = target.closest("button.code-copy");
@@ -115,4 +122,28 @@ async function openLinkOf(link: Element, href: string, strings: Strings): Promis
   note.setAttribute("role", "alert");
   note.textContent = strings.linkOpenFailed(failure.message);
   link.after(note);
+}
+
+/** Replaces the button with the image the host fetched, or says beside it why there is none. */
+async function showImage(button: HTMLButtonElement, strings: Strings): Promise<void> {
+  const holder = button.closest(".md-image");
+  const url = holder?.getAttribute("title") ?? "";
+  if (holder === null || url === "" || button.disabled) return;
+  button.disabled = true;
+  holder.querySelector(".md-image-error")?.remove();
+  try {
+    const image = document.createElement("img");
+    image.className = "md-image-shown";
+    image.alt = holder.querySelector(".md-image-alt")?.textContent ?? "";
+    image.src = await fetchImage(url);
+    button.replaceWith(image);
+  } catch (error) {
+    button.disabled = false;
+    const note = document.createElement("span");
+    note.className = "md-image-error";
+    note.setAttribute("role", "alert");
+    const message = typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error);
+    note.textContent = strings.imageShowFailed(message);
+    holder.append(note);
+  }
 }

@@ -129,10 +129,16 @@ describe("markdown rendering is safe", () => {
     expect(element.innerHTML).not.toMatch(/javascript:|data:text|file:/i);
   });
 
-  it("never loads an image, remote or inline", () => {
-    const element = dom(renderMarkdown("![a cat](https://example.com/cat.png) ![dot](data:image/png;base64,AAAA)"));
-    expect(element.querySelector("img")).toBeNull();
+  it("never loads an image, remote or inline; a web image gets a show button naming its URL", () => {
+    const element = dom(
+      renderMarkdown("![a cat](https://example.com/cat.png) ![dot](data:image/png;base64,AAAA) ![js](javascript:x)"),
+    );
+    expect(element.querySelector("img, [src]")).toBeNull();
     expect(element.textContent).toContain("[a cat]");
+    const images = [...element.querySelectorAll(".md-image")];
+    expect(images.map((image) => image.getAttribute("title"))).toEqual(["https://example.com/cat.png", null, null]);
+    expect(images.map((image) => image.querySelector("button.md-image-show") !== null)).toEqual([true, false, false]);
+    expect(element.innerHTML).not.toMatch(/data:image|javascript:/);
   });
 
   it("drops style attributes and event handlers even inside code", () => {

@@ -3,8 +3,9 @@
 //
 // Safety contract: raw HTML in the Markdown is shown as text; only http, https and mailto links carry an href
 // (shown in full beside the link text when the text is not the URL itself; the window opens them in the system
-// browser, never in the webview), links of any other scheme are inert text; images are never loaded (their alt
-// text is shown); math is typeset by KaTeX without trust (./math); Mermaid fences stay code here (the window draws
+// browser, never in the webview), links of any other scheme are inert text; images are never loaded by the
+// page (their alt text is shown, with a "show image" button for a web image, which the host fetches and checks
+// only when it is pressed); math is typeset by KaTeX without trust (./math); Mermaid fences stay code here (the window draws
 // them once closed, ./diagrams); every block passes through ./sanitize before it reaches the DOM.
 import { Marked, type Token, type Tokens } from "marked";
 
@@ -44,7 +45,11 @@ markdown.use({
       return `<a class="md-link" href="${url}" title="${url}">${label}</a>${beside}`;
     },
     image(token) {
-      return `<span class="md-image">[${escapeHtml(token.text)}]</span>`;
+      const alt = `<span class="md-image-alt">[${escapeHtml(token.text)}]</span>`;
+      const href = token.href.trim();
+      if (!/^https?:\/\/\S+$/i.test(href)) return `<span class="md-image">${alt}</span>`;
+      const url = escapeHtml(href);
+      return `<span class="md-image" title="${url}">${alt}<button type="button" class="md-image-show"></button></span>`;
     },
     code(token) {
       return renderCode(token);

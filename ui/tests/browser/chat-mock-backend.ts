@@ -187,6 +187,10 @@ mockIPC((cmd, payload) => {
     }
     case "plugin:opener|open_url":
       return null;
+    case "fetch_image":
+      return String(args["url"]).endsWith("/broken.png")
+        ? Promise.reject({ kind: "invalid", message: "example.com sent text/html, not a PNG, JPEG, GIF or WebP image" })
+        : "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     default:
       return Promise.reject({ kind: "invalid", message: `the mock backend has no command ${cmd}` });
   }

@@ -252,6 +252,37 @@ describe("diagrams", () => {
   });
 });
 
+describe("images", () => {
+  it("loads no network image; Show image asks the host and shows what it checked, or why not", async () => {
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(request.url()));
+    await answer("A picture", "A cat: ![a cat](https://example.com/cat.png) and ![broken](https://example.com/broken.png)");
+    const message = page.getByTestId("message-assistant");
+    const cat = message.locator(".md-image", { hasText: "[a cat]" });
+    await cat.locator("button.md-image-show").waitFor();
+    await expect(message.locator("img").count()).resolves.toBe(0);
+
+    await cat.locator("button.md-image-show").click();
+    const shown = cat.locator("img.md-image-shown");
+    await shown.waitFor();
+    await expect(shown.getAttribute("src")).resolves.toMatch(/^data:image\/png;base64,/);
+    await expect(shown.getAttribute("alt")).resolves.toBe("[a cat]");
+    await expect.poll(() => shown.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(1);
+    const broken = message.locator(".md-image", { hasText: "[broken]" });
+    await broken.locator("button.md-image-show").click();
+    await expect(broken.locator(".md-image-error").textContent()).resolves.toBe(
+      "Could not show the image: example.com sent text/html, not a PNG, JPEG, GIF or WebP image",
+    );
+    await expect(broken.locator("img").count()).resolves.toBe(0);
+
+    const asked = await page.evaluate(() =>
+      window.__chatMock.calls.filter((call) => call.cmd === "fetch_image").map((call) => call.args["url"]),
+    );
+    expect(asked).toEqual(["https://example.com/cat.png", "https://example.com/broken.png"]);
+    expect(requests.filter((url) => url.includes("example.com"))).toEqual([]);
+  });
+});
+
 describe("links", () => {
   it("shows the full URL, opens it through the opener and never navigates the page", async () => {
     await answer(
