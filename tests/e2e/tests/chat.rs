@@ -358,3 +358,54 @@ async fn a_link_in_an_answer_opens_in_the_system_browser_and_the_window_stays_on
     app.screenshot("link-opened-outside").await.unwrap();
     app.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_formula_and_a_diagram_render_in_the_real_window() {
+    let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&[
+        "The roots are\n\n$$\nx = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}\n$$\n\n",
+        "for $a \\neq 0$, at $5 or $10.\n\n```mermaid\ngraph LR\n  A[Question] --> B{Known?}\n",
+        "  B -->|yes| C[Answer]\n  B -->|no| D[Search files]\n  D --> C\n```\n",
+    ]))])
+    .await
+    .unwrap();
+    let app = server.launch_app().await;
+
+    app.send_prompt("A formula and a diagram").await.unwrap();
+
+    app.wait_for_css(
+        r#"[data-testid="message-assistant"][data-state="done"] .math-display .katex .mfrac"#,
+    )
+    .await
+    .unwrap();
+    app.wait_for_css(r#"[data-testid="message-assistant"] .mermaid-diagram svg .node"#)
+        .await
+        .unwrap();
+    wait_until_idle(&app).await;
+    let drawn = app
+        .client()
+        .execute(
+            "const answer = document.querySelector('[data-testid=\"message-assistant\"]');\
+             const struts = [...answer.querySelectorAll('.math-display .katex-strut')];\
+             const svg = answer.querySelector('.mermaid-diagram svg');\
+             return {\
+               strutHeight: Math.max(...struts.map((strut) => strut.getBoundingClientRect().height)),\
+               inlineFormulas: answer.querySelectorAll('.math-inline .katex').length,\
+               prices: answer.textContent.includes('at $5 or $10.'),\
+               diagramWidth: svg.getBoundingClientRect().width,\
+               labels: svg.textContent.includes('Search files'),\
+               styleAttributes: answer.querySelectorAll('[style]').length === answer.querySelectorAll('.katex [style], .mermaid-diagram [style]').length\
+             };",
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    app.screenshot("formula-and-diagram").await.unwrap();
+
+    assert!(drawn["strutHeight"].as_f64().unwrap() > 30.0, "{drawn}");
+    assert!(drawn["diagramWidth"].as_f64().unwrap() > 200.0, "{drawn}");
+    assert_eq!(drawn["inlineFormulas"], json!(1), "{drawn}");
+    assert_eq!(drawn["prices"], json!(true), "{drawn}");
+    assert_eq!(drawn["labels"], json!(true), "{drawn}");
+    assert_eq!(drawn["styleAttributes"], json!(true), "{drawn}");
+    app.close().await.unwrap();
+}
