@@ -228,6 +228,8 @@ const en = {
   copyFailed: "Could not copy. Select the text above instead.",
   linkOpenFailed: (message: string) => `Could not open the link in the browser: ${message}`,
   imageShowFailed: (message: string) => `Could not show the image: ${message}`,
+  diagramTooLong: (max: number) => `The diagram is not drawn: it is longer than ${max} characters.`,
+  diagramEmpty: "The diagram is not drawn: it holds nothing that can be shown.",
   setup: {
     title: "Connect a model",
     intro: "Pi needs a model to answer. Choose a provider, test the connection, then pick a model.",
@@ -470,6 +472,8 @@ const zh: Strings = {
   copyFailed: "无法复制，请手动选中上面的文字。",
   linkOpenFailed: (message: string) => `无法在浏览器中打开链接：${message}`,
   imageShowFailed: (message: string) => `无法显示图片：${message}`,
+  diagramTooLong: (max: number) => `未绘制图表：超过 ${max} 个字符。`,
+  diagramEmpty: "未绘制图表：其中没有可显示的内容。",
   setup: {
     title: "连接一个模型",
     intro: "Pi 需要一个模型来回答。选择提供方，测试连接，然后选择模型。",

@@ -11,6 +11,7 @@
 // Mermaid cannot draw keeps showing its code, with Mermaid's message under it.
 import DOMPurify from "dompurify";
 
+import { STRINGS, type Strings } from "../i18n/strings";
 import { STYLE_ATTRIBUTE, applyInlineStyles } from "./inline-style";
 
 type Mermaid = (typeof import("mermaid"))["default"];
@@ -62,7 +63,7 @@ function draw(source: string): Promise<Drawn> {
       const mermaid = await loadMermaid();
       const { svg } = await mermaid.render(id, source);
       const clean = sanitizeDiagram(svg);
-      if (!clean.svg.startsWith("<svg")) return { kind: "error", message: "the diagram holds nothing that can be shown" };
+      if (!clean.svg.startsWith("<svg")) return { kind: "error", message: strings().diagramEmpty };
       return { kind: "svg", id, ...clean };
     } catch (error) {
       document.getElementById(id)?.remove();
@@ -73,6 +74,11 @@ function draw(source: string): Promise<Drawn> {
   queue = drawing;
   drawings.set(source, drawing);
   return drawing;
+}
+
+/** The window's strings, in the language the app set on the document. */
+function strings(): Strings {
+  return STRINGS[document.documentElement.lang.startsWith("zh") ? "zh" : "en"];
 }
 
 const SVG_CONFIG = {
@@ -113,7 +119,7 @@ export function drawDiagrams(root: ParentNode): void {
     block.classList.remove("mermaid-pending");
     const source = block.querySelector("code")?.textContent ?? "";
     if (source.length > MAX_DIAGRAM_CHARS) {
-      showError(block, `the diagram is longer than ${MAX_DIAGRAM_CHARS} characters`);
+      showError(block, strings().diagramTooLong(MAX_DIAGRAM_CHARS));
       continue;
     }
     block.classList.add("mermaid-drawing");
