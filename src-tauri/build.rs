@@ -7,6 +7,7 @@ fn main() {
     // window can call nothing that `capabilities/` does not name.
     let app_manifest = tauri_build::AppManifest::new().commands(&[
         "app_info",
+        "fetch_image",
         "subscribe",
         "get_state",
         "new_conversation",

@@ -102,6 +102,10 @@ pub enum ErrorCode {
     NoLongerQueued,
     /// The queued message is already on its way to the model.
     AlreadyDelivered,
+    /// A web image was not shown: not a web address, too large, or not a picture.
+    ImageRefused,
+    /// A web image could not be fetched.
+    ImageUnreachable,
 }
 
 impl ErrorCode {

@@ -234,6 +234,73 @@ fn a_window_the_capabilities_do_not_name_cannot_call_app_info() {
 }
 
 #[test]
+fn the_opener_refuses_every_url_but_http_https_and_mailto() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    for url in [
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "data:text/html,hi",
+        "tel:+123",
+        "ftp://example.com/",
+    ] {
+        let error = call(
+            &main_window,
+            "plugin:opener|open_url",
+            json!({ "url": url }),
+        )
+        .unwrap_err();
+
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("Not allowed to open url {url}")),
+            "{url}: {error}"
+        );
+    }
+}
+
+#[test]
+fn fetch_image_refuses_what_is_not_a_web_url_with_an_invalid_error() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    let error = call(
+        &main_window,
+        "fetch_image",
+        json!({ "url": "file:///etc/passwd" }),
+    )
+    .unwrap_err();
+
+    assert_eq!(
+        error,
+        json!({
+            "kind": "invalid",
+            "code": "image_refused",
+            "detail": "only http and https images can be shown, not file:///etc/passwd"
+        })
+    );
+}
+
+#[test]
+fn a_window_the_capabilities_do_not_name_cannot_open_urls() {
+    let test_app = scripted_app();
+    let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())
+        .build()
+        .unwrap();
+
+    let error = call(
+        &other_window,
+        "plugin:opener|open_url",
+        json!({ "url": "https://example.com/" }),
+    )
+    .unwrap_err();
+
+    assert!(error.to_string().contains("not allowed"), "{error}");
+}
+
+#[test]
 fn a_command_the_app_does_not_have_is_refused() {
     let test_app = scripted_app();
     let main_window = main_window(&test_app.app);

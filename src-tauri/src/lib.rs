@@ -16,6 +16,7 @@ mod host;
 #[cfg(test)]
 mod ipc_surface_tests;
 mod logging;
+mod navigation_guard;
 pub mod safe_rendering;
 mod single_instance;
 #[cfg(unix)]
@@ -55,63 +56,69 @@ pub enum RunError {
 }
 
 /// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
-/// `capabilities/default.json` grants exactly these). The commands need the conversations service as managed
-/// state (and the settings service): [`run`] opens it in `setup` over the app's data folder; tests manage one over a temporary folder.
+/// `capabilities/default.json` grants exactly these), the opener plugin (links open in the system browser; the
+/// capability allows http, https and mailto URLs only) and the guard that keeps the webview on the app's page.
+/// The commands need the conversations service as managed state (and the settings service): [`run`] opens it
+/// in `setup` over the app's data folder; tests manage one over a temporary folder.
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    builder.invoke_handler(tauri::generate_handler![
-        commands::app::app_info,
-        commands::stream::subscribe,
-        commands::active_conversation::get_state,
-        commands::active_conversation::new_conversation,
-        commands::run::prompt,
-        commands::run::continue_run,
-        commands::run::abort,
-        commands::run::steer,
-        commands::run::follow_up,
-        commands::run::cancel_queued,
-        commands::run::send_queued,
-        commands::queue_settings::queue_settings,
-        commands::queue_settings::save_queue_settings,
-        commands::run::resolve_approval,
-        commands::sidebar::list_conversations,
-        commands::sidebar::search_conversations,
-        commands::sidebar::open_conversation,
-        commands::sidebar::rename_conversation,
-        commands::sidebar::delete_conversation,
-        commands::sidebar::restore_conversation,
-        commands::sidebar::export_conversation,
-        commands::inspector::inspect_conversation,
-        commands::inspector::run_events,
-        commands::inspector::run_replay,
-        commands::inspector::export_run_log,
-        commands::settings::get_settings,
-        commands::settings::save_settings,
-        commands::settings::set_api_key,
-        commands::settings::delete_api_key,
-        commands::settings::accept_key_file_fallback,
-        commands::mcp::mcp_servers,
-        commands::mcp::revoke_mcp_grant,
-        commands::mcp::subscribe_mcp_servers,
-        commands::mcp::save_mcp_server,
-        commands::mcp::remove_mcp_server,
-        commands::mcp::set_mcp_server_enabled,
-        commands::mcp::set_mcp_tool_enabled,
-        commands::mcp::restart_mcp_server,
-        commands::mcp::mcp_import_candidates,
-        commands::mcp::import_mcp_servers,
-        commands::approval_grants::conversation_grants,
-        commands::approval_grants::revoke_conversation_grant,
-        commands::approval_grants::approval_settings,
-        commands::approval_grants::save_approval_settings,
-        commands::models::connection_settings,
-        commands::models::save_connection_settings,
-        commands::models::list_models,
-        commands::models::describe_model,
-        commands::models::test_connection,
-        commands::models::provider_status,
-        commands::models::detect_local_servers,
-        commands::models::set_conversation_model,
-    ])
+    builder
+        .plugin(tauri_plugin_opener::init())
+        .plugin(navigation_guard::plugin())
+        .invoke_handler(tauri::generate_handler![
+            commands::app::app_info,
+            commands::images::fetch_image,
+            commands::stream::subscribe,
+            commands::active_conversation::get_state,
+            commands::active_conversation::new_conversation,
+            commands::run::prompt,
+            commands::run::continue_run,
+            commands::run::abort,
+            commands::run::steer,
+            commands::run::follow_up,
+            commands::run::cancel_queued,
+            commands::run::send_queued,
+            commands::queue_settings::queue_settings,
+            commands::queue_settings::save_queue_settings,
+            commands::run::resolve_approval,
+            commands::sidebar::list_conversations,
+            commands::sidebar::search_conversations,
+            commands::sidebar::open_conversation,
+            commands::sidebar::rename_conversation,
+            commands::sidebar::delete_conversation,
+            commands::sidebar::restore_conversation,
+            commands::sidebar::export_conversation,
+            commands::inspector::inspect_conversation,
+            commands::inspector::run_events,
+            commands::inspector::run_replay,
+            commands::inspector::export_run_log,
+            commands::settings::get_settings,
+            commands::settings::save_settings,
+            commands::settings::set_api_key,
+            commands::settings::delete_api_key,
+            commands::settings::accept_key_file_fallback,
+            commands::mcp::mcp_servers,
+            commands::mcp::revoke_mcp_grant,
+            commands::mcp::subscribe_mcp_servers,
+            commands::mcp::save_mcp_server,
+            commands::mcp::remove_mcp_server,
+            commands::mcp::set_mcp_server_enabled,
+            commands::mcp::set_mcp_tool_enabled,
+            commands::mcp::restart_mcp_server,
+            commands::mcp::mcp_import_candidates,
+            commands::mcp::import_mcp_servers,
+            commands::approval_grants::conversation_grants,
+            commands::approval_grants::revoke_conversation_grant,
+            commands::approval_grants::approval_settings,
+            commands::approval_grants::save_approval_settings,
+            commands::models::connection_settings,
+            commands::models::save_connection_settings,
+            commands::models::list_models,
+            commands::models::describe_model,
+            commands::models::test_connection,
+            commands::models::provider_status,
+            commands::models::detect_local_servers,
+            commands::models::set_conversation_model,
+        ])
 }
 
 /// Starts logging, hands over to an already running instance (then exits), restores and shows the main window

@@ -4,7 +4,9 @@
 // newly finished blocks once, sanitise both with DOMPurify. The cost must stay flat as the answer grows. For
 // contrast, one-shot renders of the whole text so far (what a naive renderer would redo every frame).
 //
-//   node bench/markdown-stream.mjs [chromium|jsdom] [totalBytes=1048576] [chunkBytes=256]
+//   node bench/markdown-stream.mjs [chromium|jsdom] [totalBytes=1048576] [chunkBytes=256] [plain|rich]
+// rich: every section also holds inline and display math, a Mermaid fence and a C fence (the kinds that are
+// typeset or highlighted once finished), so their cost shows beside the plain answer's.
 // chromium (default): Debian's headless Chromium via playwright-core, the engine closest to the webview.
 // jsdom: node with jsdom as the DOM (much slower DOM parsing inside DOMPurify).
 import { fileURLToPath } from "node:url";
@@ -14,6 +16,7 @@ import { build } from "esbuild";
 const engine = process.argv[2] ?? "chromium";
 const totalBytes = Number(process.argv[3] ?? 1024 * 1024);
 const chunkBytes = Number(process.argv[4] ?? 256);
+const rich = process.argv[5] === "rich";
 const ONE_SHOT_FRACTIONS = engine === "jsdom" ? [0.1] : [0.1, 0.5, 1];
 
 /** A deterministic answer of about `bytes` characters mixing the constructs models write. */
@@ -44,11 +47,31 @@ function answer(bytes) {
       "",
       "> A short quote to close the section.",
       "",
+      ...(rich ? richSection(index) : []),
     ].join("\n");
     sections.push(section);
     size += section.length;
   }
   return sections.join("").slice(0, bytes);
+}
+
+function richSection(index) {
+  return [
+    `The area is $\\pi r^2$ for $r = ${index}$, and it costs $5 or $10 in prose.`,
+    "",
+    "$$",
+    `\\sum_{k=1}^{${index}} \\frac{1}{k^2} \\le \\frac{\\pi^2}{6}`,
+    "$$",
+    "",
+    "```mermaid",
+    `graph TD; A${index}[Start] --> B${index}{Check}; B${index} -->|yes| C${index}[Done]`,
+    "```",
+    "",
+    "```c",
+    `int item_${index}(const char *path) { return path[0] == '/' ? ${index} : -1; }`,
+    "```",
+    "",
+  ];
 }
 
 async function bundle(format) {
@@ -103,7 +126,7 @@ const text = answer(totalBytes);
 const result = engine === "jsdom" ? await runInJsdom(text) : await runInChromium(text);
 const { frameTimes } = result;
 
-console.log(`engine: ${engine}; answer: ${text.length} chars streamed in ${frameTimes.length} frames of ${chunkBytes} chars`);
+console.log(`engine: ${engine}; ${rich ? "rich" : "plain"} answer: ${text.length} chars streamed in ${frameTimes.length} frames of ${chunkBytes} chars`);
 console.log("per-frame cost of the incremental render, by how far the answer has grown (ms):");
 console.log("  progress     median      p95      max");
 const tenth = Math.ceil(frameTimes.length / 10);
@@ -116,6 +139,11 @@ for (let decile = 0; decile < 10; decile += 1) {
   );
   console.log(`  ${label} ${cells.join(" ")}`);
 }
+const all = [...frameTimes].sort((a, b) => a - b);
+const overall = [percentile(all, 0.5), percentile(all, 0.95), all[all.length - 1]].map((value) =>
+  value.toFixed(3).padStart(8),
+);
+console.log(`  ${"all".padEnd(10)} ${overall.join(" ")}`);
 const total = frameTimes.reduce((sum, value) => sum + value, 0);
 console.log(`total: ${total.toFixed(0)} ms; finished pages: ${result.pages}; blocks left in the tail: ${result.tailBlocks}`);
 console.log(`incremental render equals the one-shot render of the final text: ${result.equalsOneShot}`);

@@ -21,6 +21,7 @@
 //! - [`connection`] sets every provider request up from the connection settings (timeouts, retries, proxy);
 //!   [`model_list`] fetches, caches and describes the provider's models; [`connection_test`] is "Test
 //!   connection".
+//! - [`remote_image`] fetches a web image of an answer when the user asks to see it (checked type and size).
 //!
 //! # Example
 //!
@@ -98,6 +99,7 @@ pub mod listing;
 pub mod mcp;
 pub mod model_list;
 pub mod model_registry;
+pub mod remote_image;
 pub mod scripted_model;
 pub mod secrets;
 pub mod session;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_desktop_e2e::AppUnderTest;
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pi_test_support::openai::{
     OpenAiServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
 };
@@ -15,6 +15,8 @@ use crate::support::stop::stop_the_answer;
 
 /// How long the server may take to see the app close a stopped stream.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(30);
+/// How long the system's URL handler may take to be started by the app's opener.
+const OPEN_DEADLINE: Duration = Duration::from_secs(30);
 
 async fn wait_until_idle(app: &AppUnderTest) {
     app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
@@ -238,5 +240,172 @@ async fn hostile_markup_from_the_model_renders_inert() {
         counts,
         json!({"img": 0, "onerror": 0, "script": 0, "linksWithHref": 0, "javascriptLinks": 0})
     );
+    app.close().await.unwrap();
+}
+
+/// A home whose default handler of http and https URLs (the freedesktop way `xdg-open` reads it, which the
+/// opener runs on Linux) is a script that appends each URL it gets to `opened-urls.txt` in the home.
+fn home_with_recording_browser() -> tempfile::TempDir {
+    let home = tempfile::Builder::new()
+        .prefix("pi-desktop-e2e-home-")
+        .tempdir()
+        .unwrap();
+    let applications = home.path().join(".local/share/applications");
+    std::fs::create_dir_all(&applications).unwrap();
+    std::fs::create_dir_all(home.path().join(".config")).unwrap();
+    let recorder = home.path().join("record-url.sh");
+    let opened = home.path().join("opened-urls.txt");
+    std::fs::write(
+        &recorder,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
+            opened.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &recorder,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::write(
+        applications.join("pi-e2e-browser.desktop"),
+        format!(
+            "[Desktop Entry]\nType=Application\nName=Recording browser\nExec={} %u\n\
+             MimeType=x-scheme-handler/http;x-scheme-handler/https;\n",
+            recorder.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        home.path().join(".config/mimeapps.list"),
+        "[Default Applications]\nx-scheme-handler/http=pi-e2e-browser.desktop\n\
+         x-scheme-handler/https=pi-e2e-browser.desktop\n",
+    )
+    .unwrap();
+    home
+}
+
+/// The URLs the recording browser of [`home_with_recording_browser`] got, once it got at least one.
+async fn wait_for_opened_urls(home: &std::path::Path) -> Vec<String> {
+    let opened = home.join("opened-urls.txt");
+    let deadline = std::time::Instant::now() + OPEN_DEADLINE;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&opened)
+            && !text.is_empty()
+        {
+            return text.lines().map(str::to_owned).collect();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the system browser was not started within {OPEN_DEADLINE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_link_in_an_answer_opens_in_the_system_browser_and_the_window_stays_on_the_app() {
+    let url = "https://example.com/guide?step=2&lang=en";
+    let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&[
+        "Read [the guide](",
+        url,
+        ") first, then [this](javascript:document.title='pwned').",
+    ]))])
+    .await
+    .unwrap();
+    let app = AppUnderTest::launch_in(
+        home_with_recording_browser(),
+        LaunchOptions {
+            envs: server.app_envs(),
+            args: Vec::new(),
+        },
+    )
+    .await
+    .unwrap();
+    app.send_prompt("Where is the guide?").await.unwrap();
+    let link = app
+        .wait_for_xpath(
+            r#"//*[@data-testid="message-assistant" and @data-state="done"]//a[contains(@class, "md-link") and . = "the guide"]"#,
+        )
+        .await
+        .unwrap();
+    wait_until_idle(&app).await;
+    assert_eq!(link.attr("href").await.unwrap().as_deref(), Some(url));
+    let shown_url = app.wait_for_css(".md-link-url").await.unwrap();
+    assert_eq!(shown_url.text().await.unwrap(), url);
+    let page_before = app.client().current_url().await.unwrap();
+    let title_before = app.client().title().await.unwrap();
+
+    link.click().await.unwrap();
+    let opened = wait_for_opened_urls(app.home()).await;
+    let inert = app
+        .wait_for_xpath(r#"//a[contains(@class, "md-link") and . = "this"]"#)
+        .await
+        .unwrap();
+    inert.click().await.unwrap();
+
+    assert_eq!(opened, vec![url.to_owned()]);
+    assert_eq!(app.client().current_url().await.unwrap(), page_before);
+    assert_eq!(app.client().title().await.unwrap(), title_before);
+    // The transcript is still the app's: the answer and the composer are there.
+    app.wait_for_xpath(
+        r#"//*[@data-testid="assistant-text" and starts-with(normalize-space(.), "Read the guide")]"#,
+    )
+    .await
+    .unwrap();
+    app.find_test_id("composer-input").await.unwrap();
+    app.screenshot("link-opened-outside").await.unwrap();
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_formula_and_a_diagram_render_in_the_real_window() {
+    let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&[
+        "The roots are\n\n$$\nx = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}\n$$\n\n",
+        "for $a \\neq 0$, at $5 or $10.\n\n```mermaid\ngraph LR\n  A[Question] --> B{Known?}\n",
+        "  B -->|yes| C[Answer]\n  B -->|no| D[Search files]\n  D --> C\n```\n",
+    ]))])
+    .await
+    .unwrap();
+    let app = server.launch_app().await;
+
+    app.send_prompt("A formula and a diagram").await.unwrap();
+
+    app.wait_for_css(
+        r#"[data-testid="message-assistant"][data-state="done"] .math-display .katex .mfrac"#,
+    )
+    .await
+    .unwrap();
+    app.wait_for_css(r#"[data-testid="message-assistant"] .mermaid-diagram svg .node"#)
+        .await
+        .unwrap();
+    wait_until_idle(&app).await;
+    let drawn = app
+        .client()
+        .execute(
+            "const answer = document.querySelector('[data-testid=\"message-assistant\"]');\
+             const struts = [...answer.querySelectorAll('.math-display .katex-strut')];\
+             const svg = answer.querySelector('.mermaid-diagram svg');\
+             return {\
+               strutHeight: Math.max(...struts.map((strut) => strut.getBoundingClientRect().height)),\
+               inlineFormulas: answer.querySelectorAll('.math-inline .katex').length,\
+               prices: answer.textContent.includes('at $5 or $10.'),\
+               diagramWidth: svg.getBoundingClientRect().width,\
+               labels: svg.textContent.includes('Search files'),\
+               styleAttributes: answer.querySelectorAll('[style]').length === answer.querySelectorAll('.katex [style], .mermaid-diagram [style]').length\
+             };",
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    app.screenshot("formula-and-diagram").await.unwrap();
+
+    assert!(drawn["strutHeight"].as_f64().unwrap() > 30.0, "{drawn}");
+    assert!(drawn["diagramWidth"].as_f64().unwrap() > 200.0, "{drawn}");
+    assert_eq!(drawn["inlineFormulas"], json!(1), "{drawn}");
+    assert_eq!(drawn["prices"], json!(true), "{drawn}");
+    assert_eq!(drawn["labels"], json!(true), "{drawn}");
+    assert_eq!(drawn["styleAttributes"], json!(true), "{drawn}");
     app.close().await.unwrap();
 }

@@ -235,6 +235,8 @@ const en = {
     empty_message: "The message is empty. Type what the agent should know, then press Enter.",
     no_longer_queued: "This message is no longer queued: it was delivered, cancelled or sent already.",
     already_delivered: "This message is already on its way to the model and can no longer be cancelled; it shows in the conversation as soon as its turn starts.",
+    image_refused: "It is not a web address, is larger than 8 MB, or is not a PNG, JPEG, GIF or WebP picture.",
+    image_unreachable: "The image could not be fetched from its server.",
     unexpected: "The app's backend failed unexpectedly. Restart Pi Desktop if this persists.",
   } satisfies Record<ErrorCode | "unexpected", string>,
   noticeSources: {
@@ -309,6 +311,10 @@ const en = {
   copyAboutInfo: "Copy for a bug report",
   copied: "Copied",
   copyFailed: "Could not copy. Select the text above instead.",
+  linkOpenFailed: (message: string) => `Could not open the link in the browser: ${message}`,
+  imageShowFailed: (message: string) => `Could not show the image: ${message}`,
+  diagramTooLong: (max: number) => `The diagram is not drawn: it is longer than ${max} characters.`,
+  diagramEmpty: "The diagram is not drawn: it holds nothing that can be shown.",
   setup: {
     title: "Connect a model",
     intro: "Pi needs a model to answer. Choose a provider, test the connection, then pick a model.",
@@ -555,6 +561,8 @@ const zh: Strings = {
     empty_message: "消息为空。请输入要告诉智能体的内容，然后按回车。",
     no_longer_queued: "该消息已不在队列中：它已送达、已取消或已发送。",
     already_delivered: "该消息已在发往模型的途中，无法再取消；轮到它时会出现在对话中。",
+    image_refused: "它不是网页地址、超过 8 MB，或不是 PNG、JPEG、GIF、WebP 图片。",
+    image_unreachable: "无法从图片所在的服务器获取图片。",
     unexpected: "应用后端意外出错。如果问题持续，请重启 Pi Desktop。",
   },
   noticeSources: {
@@ -628,6 +636,10 @@ const zh: Strings = {
   copyAboutInfo: "复制用于问题反馈",
   copied: "已复制",
   copyFailed: "无法复制，请手动选中上面的文字。",
+  linkOpenFailed: (message: string) => `无法在浏览器中打开链接：${message}`,
+  imageShowFailed: (message: string) => `无法显示图片：${message}`,
+  diagramTooLong: (max: number) => `未绘制图表：超过 ${max} 个字符。`,
+  diagramEmpty: "未绘制图表：其中没有可显示的内容。",
   setup: {
     title: "连接一个模型",
     intro: "Pi 需要一个模型来回答。选择提供方，测试连接，然后选择模型。",

@@ -6,7 +6,11 @@
 // Two steps, so a caller can spread the work: `stage` sanitises what the renderer finished into detached
 // elements, `commit` puts everything staged into the DOM at once.
 //
-// The one place rendered Markdown enters the DOM: every block passes through ./sanitize here.
+// The one place rendered Markdown enters the DOM: every block passes through ./sanitize here; the inline styles
+// it kept (KaTeX's) are applied through the CSSOM (./inline-style), and closed Mermaid fences are handed to
+// ./diagrams.
+import { drawDiagrams } from "./diagrams";
+import { STYLE_ATTRIBUTE, applyInlineStyles } from "./inline-style";
 import type { RenderedPart } from "./markdown-parts";
 import { PAGE_SIZE } from "./render";
 import { sanitizeBlockElements } from "./sanitize";
@@ -27,10 +31,10 @@ export class MarkdownDom {
   /** Sanitises the part's new blocks and its tail for the next commit. */
   stage(part: RenderedPart): void {
     if (part.epoch !== this.epoch) this.clear(part.epoch);
-    if (part.added.length > 0) this.staged.push(...sanitizeBlockElements(part.added));
+    if (part.added.length > 0) this.staged.push(...blockElements(part.added));
     if (!sameBlocks(part.tail, this.tailHtml)) {
       this.tailHtml = part.tail;
-      this.stagedTail = sanitizeBlockElements(part.tail);
+      this.stagedTail = blockElements(part.tail);
     }
   }
 
@@ -76,6 +80,18 @@ export class MarkdownDom {
     this.tailElements = [];
     this.epoch = epoch;
   }
+}
+
+/** The blocks' sanitised elements, with their inline styles applied and their diagrams on the way. */
+function blockElements(blocks: readonly string[]): Element[] {
+  const elements = sanitizeBlockElements(blocks);
+  blocks.forEach((html, index) => {
+    const element = elements[index];
+    if (element === undefined) return;
+    if (html.includes(STYLE_ATTRIBUTE)) applyInlineStyles(element);
+    if (html.includes("mermaid-pending")) drawDiagrams(element);
+  });
+  return elements;
 }
 
 function sameBlocks(a: readonly string[], b: readonly string[]): boolean {

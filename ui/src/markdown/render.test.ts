@@ -105,21 +105,40 @@ describe("markdown rendering is safe", () => {
     expect(element.textContent).toContain('<iframe src="https://evil.example"></iframe>');
   });
 
-  it("strips javascript: links and gives no link an href", () => {
+  it("gives only web and mail links an href, shown in full beside a text that differs", () => {
     const element = dom(
-      renderMarkdown("[click](javascript:alert(1)) [data](data:text/html,hi) [web](https://example.com) <https://a.example>"),
+      renderMarkdown(
+        "[click](javascript:alert(1)) [data](data:text/html,hi) [file](file:///etc/passwd) [rel](/settings) " +
+          "[web](https://example.com/a?b=1) <https://a.example> [mail](mailto:me@example.com) [JS](JAVASCRIPT:x)",
+      ),
     );
     const links = [...element.querySelectorAll("a")];
-    expect(links.map((link) => link.textContent)).toEqual(["click", "data", "web", "https://a.example"]);
-    expect(links.every((link) => !link.hasAttribute("href"))).toBe(true);
-    expect(links.map((link) => link.getAttribute("title"))).toEqual([null, null, "https://example.com", "https://a.example"]);
-    expect(element.innerHTML).not.toContain("javascript:");
+    expect(links.map((link) => link.textContent)).toEqual([
+      "click", "data", "file", "rel", "web", "https://a.example", "mail", "JS",
+    ]);
+    expect(links.map((link) => link.getAttribute("href"))).toEqual([
+      null, null, null, null, "https://example.com/a?b=1", "https://a.example", "mailto:me@example.com", null,
+    ]);
+    expect(links.map((link) => link.getAttribute("title"))).toEqual([
+      null, null, null, null, "https://example.com/a?b=1", "https://a.example", "mailto:me@example.com", null,
+    ]);
+    expect([...element.querySelectorAll(".md-link-url")].map((url) => url.textContent)).toEqual([
+      "https://example.com/a?b=1",
+      "mailto:me@example.com",
+    ]);
+    expect(element.innerHTML).not.toMatch(/javascript:|data:text|file:/i);
   });
 
-  it("never loads an image, remote or inline", () => {
-    const element = dom(renderMarkdown("![a cat](https://example.com/cat.png) ![dot](data:image/png;base64,AAAA)"));
-    expect(element.querySelector("img")).toBeNull();
+  it("never loads an image, remote or inline; a web image gets a show button naming its URL", () => {
+    const element = dom(
+      renderMarkdown("![a cat](https://example.com/cat.png) ![dot](data:image/png;base64,AAAA) ![js](javascript:x)"),
+    );
+    expect(element.querySelector("img, [src]")).toBeNull();
     expect(element.textContent).toContain("[a cat]");
+    const images = [...element.querySelectorAll(".md-image")];
+    expect(images.map((image) => image.getAttribute("title"))).toEqual(["https://example.com/cat.png", null, null]);
+    expect(images.map((image) => image.querySelector("button.md-image-show") !== null)).toEqual([true, false, false]);
+    expect(element.innerHTML).not.toMatch(/data:image|javascript:/);
   });
 
   it("drops style attributes and event handlers even inside code", () => {
@@ -142,6 +161,39 @@ describe("markdown rendering", () => {
     const element = dom(renderMarkdown("```js\nconst answer = 42;\n"));
     expect(element.querySelector(".hljs-keyword")).toBeNull();
     expect(element.querySelector(".code-block.code-open code")?.textContent).toBe("const answer = 42;");
+  });
+
+  it("highlights C, C++, C#, Go, Java, Kotlin, Swift, PHP, Ruby and SQL by their usual fence names", () => {
+    const samples: [string, string][] = [
+      ["c", "int main(void) { return 0; }"],
+      ["cpp", "template <typename T> class Box { public: T value; };"],
+      ["c++", "namespace a { int x = 1; }"],
+      ["csharp", "public class Program { static void Main() {} }"],
+      ["cs", "using System; class A {}"],
+      ["go", "package main\nfunc main() { return }"],
+      ["java", "public final class A { private int x; }"],
+      ["kotlin", "fun main() { val x = 1 }"],
+      ["kt", "class A { fun b() = 1 }"],
+      ["swift", "import Foundation\nstruct A { let x: Int }"],
+      ["php", "<?php function a() { return 1; }"],
+      ["ruby", "def a\n  return 1\nend"],
+      ["rb", "class A; end"],
+      ["sql", "SELECT name FROM users WHERE id = 1;"],
+    ];
+    for (const [language, code] of samples) {
+      const element = dom(renderMarkdown(`\`\`\`${language}\n${code}\n\`\`\`\n`));
+      expect(element.querySelector("code.hljs")?.className, language).toBe(`hljs language-${language}`);
+      expect(element.querySelector(".hljs-keyword"), language).not.toBeNull();
+      expect(element.querySelector("code")?.textContent, language).toBe(code.replaceAll("\\n", "\n"));
+    }
+  });
+
+  it("leaves a Mermaid fence as code, marked for drawing once it is closed", () => {
+    const open = dom(renderMarkdown("```mermaid\ngraph TD; A-->B\n"));
+    expect(open.querySelector(".code-block.code-open:not(.mermaid-pending) code")?.textContent).toBe("graph TD; A-->B");
+    const closed = dom(renderMarkdown("```mermaid\ngraph TD; A-->B\n```\n"));
+    expect(closed.querySelector(".code-block.mermaid-pending code")?.textContent).toBe("graph TD; A-->B");
+    expect(closed.querySelector("svg, .hljs")).toBeNull();
   });
 
   it("renders reference-style definitions as text, so later text never changes an earlier block", () => {

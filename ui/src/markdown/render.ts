@@ -1,15 +1,22 @@
 // Markdown to sanitised HTML, one top-level block at a time, so a streaming answer is rendered incrementally:
 // blocks that can no longer change are rendered once and kept; only the tail is lexed and rendered again.
 //
-// Safety contract: raw HTML in the Markdown is shown as text, links carry no href (the target is only shown
-// as a tooltip, `javascript:` and other non-web schemes not even that), images are never loaded (their alt
-// text is shown), and every block passes through ./sanitize before it reaches the DOM.
+// Safety contract: raw HTML in the Markdown is shown as text; only http, https and mailto links carry an href
+// (shown in full beside the link text when the text is not the URL itself; the window opens them in the system
+// browser, never in the webview), links of any other scheme are inert text; images are never loaded by the
+// page (their alt text is shown, with a "show image" button for a web image, which the host fetches and checks
+// only when it is pressed); math is typeset by KaTeX without trust (./math); Mermaid fences stay code here (the window draws
+// them once closed, ./diagrams); every block passes through ./sanitize before it reaches the DOM.
 import { Marked, type Token, type Tokens } from "marked";
 
 import { highlightCode } from "./highlight";
+import { isWebLink } from "./links";
+import { mathExtension } from "./math";
 import { sanitizeBlocks } from "./sanitize";
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
+
+markdown.use(mathExtension);
 
 markdown.use({
   tokenizer: {
@@ -30,11 +37,19 @@ markdown.use({
     },
     link(token) {
       const label = this.parser.parseInline(token.tokens);
-      const title = isWebLink(token.href) ? ` title="${escapeHtml(token.href)}"` : "";
-      return `<a class="md-link"${title}>${label}</a>`;
+      const href = token.href.trim();
+      if (!isWebLink(href)) return `<a class="md-link md-link-inert">${label}</a>`;
+      const url = escapeHtml(href);
+      const shown = token.text.trim() === href || `mailto:${token.text.trim()}` === href;
+      const beside = shown ? "" : `<span class="md-link-url">${url}</span>`;
+      return `<a class="md-link" href="${url}" title="${url}">${label}</a>${beside}`;
     },
     image(token) {
-      return `<span class="md-image">[${escapeHtml(token.text)}]</span>`;
+      const alt = `<span class="md-image-alt">[${escapeHtml(token.text)}]</span>`;
+      const href = token.href.trim();
+      if (!/^https?:\/\/\S+$/i.test(href)) return `<span class="md-image">${alt}</span>`;
+      const url = escapeHtml(href);
+      return `<span class="md-image" title="${url}">${alt}<button type="button" class="md-image-show"></button></span>`;
     },
     code(token) {
       return renderCode(token);
@@ -69,10 +84,6 @@ function escapeHtml(text: string): string {
     .replaceAll("'", "&#39;");
 }
 
-function isWebLink(href: string): boolean {
-  return /^(https?:|mailto:)/i.test(href.trim());
-}
-
 const OPENING_FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
@@ -99,12 +110,14 @@ function renderCode(token: Tokens.Code): string {
   const safeLanguage = /^[\w+#.-]{1,32}$/.test(language) ? language : "";
   const closed = fenceState(token) !== "open";
   // Highlighting waits for the closing fence: a half-written block would re-highlight on every frame.
-  const highlighted = closed ? highlightCode(token.text, safeLanguage) : null;
+  // A closed Mermaid fence is marked for the window to draw (./diagrams); its text stays the code until then.
+  const diagram = closed && safeLanguage === "mermaid";
+  const highlighted = closed && !diagram ? highlightCode(token.text, safeLanguage) : null;
   const body = highlighted ?? escapeHtml(token.text);
   const codeClass = highlighted === null ? "" : ` class="hljs language-${safeLanguage}"`;
   const label = safeLanguage === "" ? "" : `<span class="code-lang">${escapeHtml(safeLanguage)}</span>`;
   return (
-    `<div class="code-block${closed ? "" : " code-open"}">` +
+    `<div class="code-block${closed ? "" : " code-open"}${diagram ? " mermaid-pending" : ""}">` +
     `<div class="code-head">${label}<button type="button" class="code-copy"></button></div>` +
     `<pre><code${codeClass}>${body}</code></pre></div>`
   );

@@ -186,6 +186,12 @@ mockIPC((cmd, payload) => {
       runConversation = window.__chatMock.activeId;
       return { conversationId: window.__chatMock.activeId, runId };
     }
+    case "plugin:opener|open_url":
+      return null;
+    case "fetch_image":
+      return String(args["url"]).endsWith("/broken.png")
+        ? Promise.reject({ kind: "invalid", code: "image_refused", detail: "example.com sent text/html, not a PNG, JPEG, GIF or WebP image" })
+        : "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     default:
       return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the mock backend has no command ${cmd}` });
   }

@@ -503,11 +503,18 @@ describe("tool cards, errors and safety", () => {
     const answer = page.getByTestId("message-assistant");
     await answer.locator(".md-link").first().waitFor();
     await expect(answer.locator("script, img, iframe, svg:not(.icon)").count()).resolves.toBe(0);
-    await expect(answer.locator("[href], [src], [onerror], [onload]").count()).resolves.toBe(0);
+    await expect(answer.locator("[src], [onerror], [onload]").count()).resolves.toBe(0);
+    await expect(answer.locator("[href]").evaluateAll((links) => links.map((link) => link.getAttribute("href")))).resolves.toEqual([
+      "https://example.com",
+    ]);
     const before = page.url();
     await answer.locator(".md-link", { hasText: "click me" }).click();
     await answer.locator(".md-link", { hasText: "site" }).click();
+    await page.waitForFunction(() => window.__chatMock.calls.some((call) => call.cmd === "plugin:opener|open_url"));
     expect(page.url()).toBe(before);
+    await expect(
+      page.evaluate(() => window.__chatMock.calls.filter((call) => call.cmd === "plugin:opener|open_url").map((call) => call.args)),
+    ).resolves.toEqual([{ url: "https://example.com" }]);
     await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
   });
 });
