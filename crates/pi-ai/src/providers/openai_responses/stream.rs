@@ -387,10 +387,17 @@ impl State {
                 self.finalize(model, event.get("response").unwrap_or(&Value::Null), output);
             }
             "error" => {
-                let code = event
-                    .get("code")
-                    .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
-                let message = text("message");
+                // The error's fields come at the top level or, from newer servers, nested under `error`.
+                let field = |key: &str| {
+                    event.get(key).filter(|v| !v.is_null()).or_else(|| {
+                        event
+                            .pointer(&format!("/error/{key}"))
+                            .filter(|v| !v.is_null())
+                    })
+                };
+                let code =
+                    field("code").map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
+                let message = field("message").and_then(Value::as_str).unwrap_or_default();
                 return Err(match code {
                     Some(code) => format!("{label} reported an error ({code}): {message}"),
                     None => format!("{label} reported an error: {message}"),
