@@ -14,8 +14,9 @@ Source framings (the manifest's `framing`):
           `data: [DONE]`.
   sse     a whole SSE body, replayed byte for byte; a file stored without the blank line that ends its last
           event (no final newline) gets it back, as the API sends it.
-  vcr-yaml  a VCR cassette (pydantic-ai's `tests/**/cassettes/*.yaml`): the body of the manifest's
-          `interaction` (its index in `interactions`), replayed byte for byte as `sse`.
+  vcr-yaml  a VCR cassette (pydantic-ai's `tests/**/cassettes/*.yaml`): the body (`string`, or `content`
+          in the newer cassette layout) of the manifest's `interaction` (its index in `interactions`),
+          replayed byte for byte as `sse`.
 """
 
 import json
@@ -39,7 +40,8 @@ def events_of(entry, text):
         import yaml
 
         interaction = yaml.safe_load(text)["interactions"][entry["interaction"]]
-        return events_of({**entry, "framing": "sse"}, interaction["response"]["body"]["string"])
+        body = interaction["response"]["body"]
+        return events_of({**entry, "framing": "sse"}, body.get("string", body.get("content")))
     if entry["framing"] == "sse":
         body = text.rstrip("\n") + "\n\n"
         return [{"raw": body}]
