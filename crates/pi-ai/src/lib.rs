@@ -6,7 +6,8 @@
 //!   content blocks ([`UserBlock`], [`AssistantBlock`]: text, thinking, image, [`ToolCall`]) serialize exactly
 //!   as pi's JSON: camelCase keys, pi's tags, absent optionals omitted, integral costs without a fraction.
 //! * **Models** ([`Model`], selected by an open [`Api`] name and a provider id) and request options
-//!   ([`SimpleStreamOptions`] wrapping [`StreamOptions`], with a [`CancellationToken`] as the abort signal).
+//!   ([`SimpleStreamOptions`] wrapping [`StreamOptions`], with a [`CancellationToken`] as the abort signal;
+//!   a [`ToolChoice`] in the form of the model's API).
 //! * **The event protocol**: one response is an [`AssistantMessageEventStream`] of
 //!   [`AssistantMessageEvent`]s — `start`, `text_*`, `thinking_*`, `toolcall_*`, then exactly one `done` or
 //!   `error`. Every non-terminal event carries `partial`, an immutable snapshot that costs O(blocks) to take
@@ -83,6 +84,7 @@ mod shared_text;
 mod stream_fn;
 mod thinking;
 mod tokens;
+mod tool_choice;
 pub mod transform;
 mod usage;
 mod validation;
@@ -107,7 +109,7 @@ pub use model::{
 pub use options::{
     CacheRetention, DEFAULT_MAX_RETRY_DELAY_MS, DeferredOptions, PayloadHook, ResponseHook,
     ResponseInfo, RetryCause, RetryHook, RetryNotice, SimpleStreamOptions, StreamOptions,
-    ToolChoice, Transport,
+    Transport,
 };
 pub use overflow::is_context_overflow;
 pub use partial_json::parse_streaming_json;
@@ -121,8 +123,12 @@ pub use thinking::{
 };
 pub use tokens::{estimate_context_tokens, estimate_text_tokens};
 pub use tokio_util::sync::CancellationToken;
+pub use tool_choice::{
+    AllowedToolsMode, HostedTool, InvalidToolChoice, ToolChoice, ToolChoiceApi,
+    UnsupportedToolChoice,
+};
 pub use transform::transform_messages;
-pub use usage::{Cost, Usage, calculate_cost};
+pub use usage::{Cost, Usage, apply_service_tier_pricing, calculate_cost, service_tier_multiplier};
 pub use validation::{
     ToolValidationError, validate_arguments, validate_tool_arguments, validate_tool_call,
 };

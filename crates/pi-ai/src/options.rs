@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{Model, ThinkingBudgets, ThinkingLevel};
+use crate::tool_choice::ToolChoice;
 
 /// Default cap for a server-requested retry delay, in ms (spec 4.4).
 pub const DEFAULT_MAX_RETRY_DELAY_MS: u64 = 60_000;
@@ -39,16 +40,6 @@ pub enum CacheRetention {
     Short,
     /// Long retention.
     Long,
-}
-
-/// `toolChoice` of [`SimpleStreamOptions`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolChoice {
-    /// The model decides.
-    Auto,
-    /// No tool calls.
-    None,
 }
 
 /// What an HTTP response looked like, for [`StreamOptions::on_response`].
@@ -227,7 +218,7 @@ pub struct SimpleStreamOptions {
     pub reasoning: Option<ThinkingLevel>,
     /// Token budgets per level (token-budget APIs).
     pub thinking_budgets: Option<ThinkingBudgets>,
-    /// Tool choice; `None` = provider default.
+    /// Tool choice in the form of the model's API (see [`ToolChoice`]); `None` = provider default.
     pub tool_choice: Option<ToolChoice>,
     /// Ask for a deferred response.
     pub deferred: Option<DeferredOptions>,

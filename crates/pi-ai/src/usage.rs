@@ -112,3 +112,63 @@ pub fn calculate_cost(model: &Model, usage: &mut Usage) -> Cost {
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write;
     *cost
 }
+
+/// The factor OpenAI applies to every rate of a response served in `service_tier` (pi-ai 0.85.1's table:
+/// `flex` at half price, `priority` at twice the price, 2.5 times for `gpt-5.5`); 1 for any other tier.
+pub fn service_tier_multiplier(model: &Model, service_tier: &str) -> f64 {
+    match service_tier {
+        "flex" => 0.5,
+        "priority" if model.id == "gpt-5.5" => 2.5,
+        "priority" => 2.0,
+        _ => 1.0,
+    }
+}
+
+/// Scales `usage.cost` by the service tier's multiplier (after [`calculate_cost`]); the total is summed again
+/// in pi's order.
+pub fn apply_service_tier_pricing(model: &Model, usage: &mut Usage, service_tier: &str) {
+    let multiplier = service_tier_multiplier(model, service_tier);
+    if multiplier == 1.0 {
+        return;
+    }
+    let cost = &mut usage.cost;
+    cost.input *= multiplier;
+    cost.output *= multiplier;
+    cost.cache_read *= multiplier;
+    cost.cache_write *= multiplier;
+    cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(id: &str) -> Model {
+        let mut model = Model::unknown();
+        model.id = id.into();
+        model.cost.input = 2.0;
+        model.cost.output = 8.0;
+        model
+    }
+
+    #[test]
+    fn service_tiers_scale_every_rate_and_sum_the_total_again() {
+        let gpt = model("gpt-5");
+        let mut usage = Usage {
+            input: 1_000_000,
+            output: 500_000,
+            ..Usage::default()
+        };
+        calculate_cost(&gpt, &mut usage);
+        apply_service_tier_pricing(&gpt, &mut usage, "flex");
+        assert_eq!(
+            (usage.cost.input, usage.cost.output, usage.cost.total),
+            (1.0, 2.0, 3.0)
+        );
+        assert_eq!(service_tier_multiplier(&gpt, "priority"), 2.0);
+        assert_eq!(service_tier_multiplier(&model("gpt-5.5"), "priority"), 2.5);
+        for tier in ["default", "auto", "scale", ""] {
+            assert_eq!(service_tier_multiplier(&gpt, tier), 1.0, "{tier}");
+        }
+    }
+}

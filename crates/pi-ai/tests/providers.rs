@@ -1,4 +1,5 @@
-//! Provider adapter tests on a loopback replay server: the shared conformance fixtures and fault tests.
+//! Provider adapter tests on a loopback replay server: the shared conformance fixtures, the real-capture
+//! corpus and fault tests.
 
 #![allow(
     clippy::unwrap_used,
@@ -8,6 +9,8 @@
 
 mod support;
 
+#[path = "providers/captures.rs"]
+mod captures;
 #[path = "providers/conformance.rs"]
 mod conformance;
 #[path = "providers/faults.rs"]

@@ -23,6 +23,7 @@ use crate::event_stream::AssistantMessageEventStream;
 use crate::model::{Api, Model};
 use crate::options::SimpleStreamOptions;
 use crate::provider::ApiProvider;
+use crate::tool_choice::UnsupportedToolChoice;
 
 /// The `anthropic-messages` implementation.
 #[derive(Clone)]
@@ -72,7 +73,7 @@ impl Protocol for AnthropicMessages {
         Compat::for_model(model)
     }
 
-    fn request(call: &Call<'_, Compat>) -> Request {
+    fn request(call: &Call<'_, Compat>) -> Result<Request, UnsupportedToolChoice> {
         request::build(call)
     }
 

@@ -26,6 +26,7 @@ use crate::event_stream::{AssistantMessageEventStream, assistant_message_channel
 use crate::message::{AssistantMessage, StopReason};
 use crate::model::Model;
 use crate::options::{ResponseInfo, SimpleStreamOptions};
+use crate::tool_choice::UnsupportedToolChoice;
 
 /// Time allowed until the response head arrives when the options set none (the provider SDKs' default).
 const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
@@ -45,8 +46,9 @@ pub(crate) trait Protocol: 'static {
 
     fn compat(model: &Model) -> Self::Compat;
 
-    /// The request; built only once there is a key.
-    fn request(call: &Call<'_, Self::Compat>) -> Request;
+    /// The request; built only once there is a key. `Err` for a tool choice the API cannot take: the stream
+    /// then ends with that error before anything is sent.
+    fn request(call: &Call<'_, Self::Compat>) -> Result<Request, UnsupportedToolChoice>;
 
     /// Reads the response to its end and ends the output with `done` or `error`.
     fn read(call: &Call<'_, Self::Compat>, response: Opened) -> impl Future<Output = ()> + Send;
@@ -245,7 +247,7 @@ async fn open(
     options: &SimpleStreamOptions,
     endpoint: &Endpoint,
     output: &mut Output,
-    build: impl FnOnce() -> Request,
+    build: impl FnOnce() -> Result<Request, UnsupportedToolChoice>,
 ) -> Option<ResponseEvents> {
     let label = error_message::provider_label(&model.provider);
     let api_key = match api_key_or_header(model, options) {
@@ -259,7 +261,13 @@ async fn open(
         mut body,
         headers: adapter_headers,
         computed_headers,
-    } = build();
+    } = match build() {
+        Ok(request) => request,
+        Err(unsupported) => {
+            output.fail(options.is_cancelled(), unsupported.to_string());
+            return None;
+        }
+    };
     if let Some(hook) = &options.base.on_payload {
         if let Some(mut replaced) = hook(&body, model) {
             if endpoint.restream_replaced_payload {

@@ -28,6 +28,7 @@ use crate::event_stream::AssistantMessageEventStream;
 use crate::model::{Api, Model};
 use crate::options::SimpleStreamOptions;
 use crate::provider::ApiProvider;
+use crate::tool_choice::UnsupportedToolChoice;
 
 /// The `openai-completions` implementation.
 #[derive(Clone)]
@@ -68,12 +69,12 @@ impl Protocol for OpenAiCompletions {
         Compat::for_model(model)
     }
 
-    fn request(call: &Call<'_, Compat>) -> Request {
-        Request {
-            body: request::build_body(call),
+    fn request(call: &Call<'_, Compat>) -> Result<Request, UnsupportedToolChoice> {
+        Ok(Request {
+            body: request::build_body(call)?,
             headers: request::session_headers(call),
             ..Request::default()
-        }
+        })
     }
 
     fn read(call: &Call<'_, Compat>, response: Opened) -> impl Future<Output = ()> + Send {

@@ -1,12 +1,14 @@
 //! `openai-responses`: the OpenAI Responses API, as pi-ai 0.85.1 speaks it.
 //!
 //! * `compat` — the settings read from the model's `compat`;
+//! * `custom_input` — the streamed input of a custom tool call;
 //! * `ids` — tool-call ids, text signatures and pi's short hash;
 //! * `messages` — the transcript as input items;
 //! * `request` — the body and the session-affinity headers;
 //! * `stream` — events into blocks and the final stop reason.
 
 mod compat;
+mod custom_input;
 mod ids;
 mod messages;
 mod request;
@@ -23,6 +25,7 @@ use crate::event_stream::AssistantMessageEventStream;
 use crate::model::{Api, Model};
 use crate::options::SimpleStreamOptions;
 use crate::provider::ApiProvider;
+use crate::tool_choice::UnsupportedToolChoice;
 
 /// The `openai-responses` implementation.
 #[derive(Clone)]
@@ -63,12 +66,12 @@ impl Protocol for OpenAiResponses {
         Compat::for_model(model)
     }
 
-    fn request(call: &Call<'_, Compat>) -> Request {
-        Request {
-            body: request::build_body(call),
+    fn request(call: &Call<'_, Compat>) -> Result<Request, UnsupportedToolChoice> {
+        Ok(Request {
+            body: request::build_body(call)?,
             headers: request::session_headers(call),
             ..Request::default()
-        }
+        })
     }
 
     fn read(call: &Call<'_, Compat>, response: Opened) -> impl Future<Output = ()> + Send {

@@ -64,3 +64,64 @@ async fn every_fixture_is_conformant() {
         problems.join("\n")
     );
 }
+
+async fn run_fixture(id: &str, options: Option<Value>) -> Value {
+    let path = data_dir().join("fixtures").join(format!("{id}.json"));
+    let mut fixture = fixture_run::load(&path).unwrap();
+    if let Some(options) = options {
+        fixture.value["options"] = options;
+    }
+    let client = pi_ai::providers::http_client().unwrap();
+    let apis = pi_ai::providers::builtin_apis(&client);
+    fixture_run::run(&fixture, &apis).await.unwrap()
+}
+
+#[tokio::test]
+async fn groq_usage_reported_only_under_x_groq_is_counted_and_priced() {
+    let trace = run_fixture("openai-completions/usage_x_groq", None).await;
+    let usage = &trace["message"]["usage"];
+    assert_eq!(
+        (&usage["input"], &usage["output"], &usage["totalTokens"]),
+        (&Value::from(160), &Value::from(19), &Value::from(179))
+    );
+    let expected_cost = 3.0 / 1e6 * 160.0 + 15.0 / 1e6 * 19.0;
+    let cost = usage["cost"]["total"].as_f64().unwrap();
+    assert!((cost - expected_cost).abs() < 1e-15, "cost {cost}");
+}
+
+#[tokio::test]
+async fn a_tool_choice_the_api_cannot_take_ends_the_stream_before_any_request() {
+    for (id, choice) in [
+        ("openai-completions/text_plain", serde_json::json!("any")),
+        (
+            "openai-completions/text_plain",
+            serde_json::json!({"type": "function", "name": "read"}),
+        ),
+        (
+            "anthropic-messages/text_plain",
+            serde_json::json!("required"),
+        ),
+        (
+            "anthropic-messages/text_plain",
+            serde_json::json!({"type": "function", "function": {"name": "read"}}),
+        ),
+        (
+            "openai-responses/text_plain",
+            serde_json::json!({"type": "tool", "name": "read"}),
+        ),
+    ] {
+        let trace = run_fixture(id, Some(serde_json::json!({ "toolChoice": choice }))).await;
+        let events = trace["events"].as_array().unwrap();
+        assert_eq!(events.len(), 1, "{id} {choice}: {events:?}");
+        assert_eq!(events[0]["type"], "error", "{id} {choice}");
+        let message = trace["message"]["errorMessage"].as_str().unwrap();
+        let api = id.split('/').next().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "tool choice {choice} is not accepted by the {api} API, which takes "
+            )),
+            "{id}: {message}"
+        );
+        assert_eq!(trace["requests"], serde_json::json!([]), "{id} {choice}");
+    }
+}

@@ -11,6 +11,7 @@ use crate::model::{Model, ModelThinkingLevel, ThinkingLevel};
 use crate::options::CacheRetention;
 use crate::providers::common;
 use crate::providers::exchange::{Call, Request};
+use crate::tool_choice::{ToolChoiceApi, UnsupportedToolChoice};
 
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
@@ -72,8 +73,8 @@ fn convert_tools(tools: &[Tool], eager: bool, cache_control: Option<&Value>) -> 
 
 /// The request: the body, the session-affinity header when the compat asks for it, and the beta features
 /// (the configured `anthropic-beta` values are already among them, so they replace the header).
-pub(super) fn build(call: &Call<'_, Compat>) -> Request {
-    let (body, betas) = build_request(call);
+pub(super) fn build(call: &Call<'_, Compat>) -> Result<Request, UnsupportedToolChoice> {
+    let (body, betas) = build_request(call)?;
     let headers = call
         .setup
         .cache_session_id
@@ -81,18 +82,18 @@ pub(super) fn build(call: &Call<'_, Compat>) -> Request {
         .filter(|_| call.compat.send_session_affinity_headers)
         .map(|session| ("x-session-affinity".to_string(), session.clone()))
         .collect();
-    Request {
+    Ok(Request {
         body,
         headers,
         computed_headers: vec![(
             "anthropic-beta",
             (!betas.is_empty()).then(|| betas.join(",")),
         )],
-    }
+    })
 }
 
 /// The request body and the beta features (sent as the `anthropic-beta` header).
-fn build_request(call: &Call<'_, Compat>) -> (Value, Vec<String>) {
+fn build_request(call: &Call<'_, Compat>) -> Result<(Value, Vec<String>), UnsupportedToolChoice> {
     let Call { model, options, .. } = *call;
     let (context, compat, setup) = (call.context, call.compat, call.setup);
     let adaptive = compat.force_adaptive_thinking;
@@ -227,11 +228,11 @@ fn build_request(call: &Call<'_, Compat>) -> (Value, Vec<String>) {
     {
         body.insert("metadata".into(), json!({"user_id": user_id}));
     }
-    if let Some(choice) = options.tool_choice {
+    if let Some(choice) = &options.tool_choice {
         body.insert(
             "tool_choice".into(),
-            json!({"type": serde_json::to_value(choice).unwrap_or(Value::Null)}),
+            choice.to_request(ToolChoiceApi::AnthropicMessages)?,
         );
     }
-    (Value::Object(body), betas)
+    Ok((Value::Object(body), betas))
 }

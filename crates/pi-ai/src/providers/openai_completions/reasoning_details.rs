@@ -64,10 +64,13 @@ pub(super) fn append_reasoning_detail(details: &mut Vec<Value>, detail: &Value) 
                     .get("signature")
                     .and_then(Value::as_str)
                     .is_some_and(|s| !s.is_empty());
+                // pi's `last.signature ||= detail.signature`: an empty signature takes the next piece's,
+                // and is gone when that piece has none.
                 if !has_signature {
-                    if let Some(sig) = detail.get("signature").filter(|v| !v.is_null()) {
-                        last.insert("signature".into(), sig.clone());
-                    }
+                    match detail.get("signature") {
+                        Some(sig) => last.insert("signature".into(), sig.clone()),
+                        None => last.shift_remove("signature"),
+                    };
                 }
             }
             for key in ["id", "index"] {

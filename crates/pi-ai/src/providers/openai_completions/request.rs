@@ -12,6 +12,7 @@ use crate::model::{Model, ModelThinkingLevel};
 use crate::options::CacheRetention;
 use crate::providers::common::{self, SessionAffinityFormat};
 use crate::providers::exchange::Call;
+use crate::tool_choice::{ToolChoiceApi, UnsupportedToolChoice};
 
 /// The provider value for a reasoning level: the model's `thinkingLevelMap` entry, else the level name.
 /// `None` when the map says the level is unsupported (`null`).
@@ -117,8 +118,8 @@ fn has_tool_history(messages: &[Message]) -> bool {
     })
 }
 
-/// The request body, exactly as pi builds it.
-pub(super) fn build_body(call: &Call<'_, Compat>) -> Value {
+/// The request body, exactly as pi builds it; `Err` for a tool choice this API cannot take.
+pub(super) fn build_body(call: &Call<'_, Compat>) -> Result<Value, UnsupportedToolChoice> {
     let Call { model, options, .. } = *call;
     let (context, compat, setup) = (call.context, call.compat, call.setup);
     let cache_retention = setup.cache_retention;
@@ -181,10 +182,10 @@ pub(super) fn build_body(call: &Call<'_, Compat>) -> Value {
     if let Some(list) = tool_list {
         body.insert("tools".into(), Value::Array(list));
     }
-    if let Some(choice) = options.tool_choice {
+    if let Some(choice) = &options.tool_choice {
         body.insert(
             "tool_choice".into(),
-            serde_json::to_value(choice).unwrap_or(Value::Null),
+            choice.to_request(ToolChoiceApi::OpenAiCompletions)?,
         );
     }
     if model.reasoning {
@@ -197,7 +198,7 @@ pub(super) fn build_body(call: &Call<'_, Compat>) -> Value {
     for (k, v) in sampling {
         body.insert(k, v);
     }
-    Value::Object(body)
+    Ok(Value::Object(body))
 }
 
 /// The reasoning parameters of the compat's thinking format for `effort` (`None` = thinking off).

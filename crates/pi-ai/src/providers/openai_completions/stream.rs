@@ -1,6 +1,7 @@
-//! Reading an `openai-completions` response: chunks translated into events (text and refusals, reasoning
-//! in `reasoning_content` / `reasoning` / `reasoning_text`, OpenRouter `reasoning_details`, tool calls keyed
-//! by stream index, usage from the final chunk), every `*_end` after the body ended, then the stop reason.
+//! Reading an `openai-completions` response: chunks translated into events (text and refusals, content given
+//! as typed parts, reasoning in `reasoning_content` / `reasoning` / `reasoning_text`, OpenRouter
+//! `reasoning_details`, tool calls keyed by stream index, usage from the final chunk, Groq's `x_groq` or an
+//! error chunk), every `*_end` after the body ended, then the stop reason.
 
 use std::collections::HashMap;
 
@@ -41,6 +42,10 @@ pub(super) async fn read(call: &Call<'_, Compat>, response: Opened) {
                     text.push('\n');
                     text.push_str(&raw);
                 }
+            }
+            // OpenRouter's error chunk also reports the usage spent so far (pi drops it).
+            if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+                output.message.usage = parse_usage(usage, model);
             }
             state.finish_details(&mut output);
             return output.fail(options.is_cancelled(), text);
@@ -98,11 +103,13 @@ struct ChunkState {
 
 impl ChunkState {
     fn apply_chunk(&mut self, model: &Model, chunk: &Value, output: &mut Output) {
-        if output.message.response_id.is_none() {
-            if let Some(id) = chunk
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
+        // pi's `responseId ||= chunk.id`: the first id, an empty one kept only until a real one arrives.
+        if let Some(id) = chunk.get("id").and_then(Value::as_str) {
+            if output
+                .message
+                .response_id
+                .as_deref()
+                .is_none_or(str::is_empty)
             {
                 output.message.response_id = Some(id.into());
             }
@@ -115,7 +122,11 @@ impl ChunkState {
                 output.message.response_model = Some(reported.into());
             }
         }
-        let chunk_usage = chunk.get("usage").filter(|u| u.is_object());
+        // Groq reports usage under `x_groq.usage` (its last chunk may carry no top-level `usage`).
+        let chunk_usage = chunk
+            .get("usage")
+            .filter(|u| u.is_object())
+            .or_else(|| chunk.pointer("/x_groq/usage").filter(|u| u.is_object()));
         if let Some(usage) = chunk_usage {
             output.message.usage = parse_usage(usage, model);
         }
@@ -148,22 +159,22 @@ impl ChunkState {
             return;
         };
         // A refusal is kept as answer text (pi drops it, leaving an empty answer that claims success).
-        let texts = ["content", "refusal"].into_iter().filter_map(|field| {
-            delta
-                .get(field)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        });
-        for text in texts {
-            let index = match self.text {
-                Some(index) => index,
-                None => {
-                    let index = output.text_start(TextContent::new(""));
-                    self.text = Some(index);
-                    index
+        for field in ["content", "refusal"] {
+            match delta.get(field) {
+                Some(Value::String(text)) => self.push_text(output, text),
+                Some(Value::Array(parts)) => {
+                    for part in content_parts(parts) {
+                        match part {
+                            ContentPart::Text(text) => self.push_text(output, text),
+                            ContentPart::Thinking(text) => {
+                                let index = self.ensure_thinking(output, "");
+                                output.thinking_delta(index, text);
+                            }
+                        }
+                    }
                 }
-            };
-            output.text_delta(index, text);
+                _ => {}
+            }
         }
         let reasoning = ["reasoning_content", "reasoning", "reasoning_text"]
             .into_iter()
@@ -197,6 +208,21 @@ impl ChunkState {
                 );
             }
         }
+    }
+
+    fn push_text(&mut self, output: &mut Output, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let index = match self.text {
+            Some(index) => index,
+            None => {
+                let index = output.text_start(TextContent::new(""));
+                self.text = Some(index);
+                index
+            }
+        };
+        output.text_delta(index, text);
     }
 
     fn ensure_thinking(&mut self, output: &mut Output, signature: &str) -> usize {
@@ -288,6 +314,43 @@ impl ChunkState {
             None => {}
         }
     }
+}
+
+/// A piece of a `delta.content` given as an array of typed parts (Mistral's reasoning models stream
+/// `{"type": "thinking", "thinking": [{"type": "text", "text"}]}` and `{"type": "text", "text"}` parts).
+enum ContentPart<'a> {
+    Text(&'a str),
+    Thinking(&'a str),
+}
+
+/// The text and thinking of content parts; parts of any other type carry nothing to show and are skipped
+/// (pi appends the array itself to the text, which reads "[object Object]").
+fn content_parts(parts: &[Value]) -> Vec<ContentPart<'_>> {
+    let mut out = Vec::new();
+    for part in parts {
+        match part.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(text) = part.get("text").and_then(Value::as_str) {
+                    out.push(ContentPart::Text(text));
+                }
+            }
+            Some("thinking") => match part.get("thinking") {
+                Some(Value::String(text)) => out.push(ContentPart::Thinking(text)),
+                Some(Value::Array(inner)) => out.extend(
+                    inner
+                        .iter()
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .map(ContentPart::Thinking),
+                ),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    out.retain(|part| match part {
+        ContentPart::Text(text) | ContentPart::Thinking(text) => !text.is_empty(),
+    });
+    out
 }
 
 fn parse_usage(raw: &Value, model: &Model) -> Usage {

@@ -11,6 +11,7 @@ use crate::model::ModelThinkingLevel;
 use crate::options::CacheRetention;
 use crate::providers::common;
 use crate::providers::exchange::Call;
+use crate::tool_choice::{ToolChoiceApi, UnsupportedToolChoice};
 
 const MIN_OUTPUT_TOKENS: u64 = 16;
 
@@ -32,7 +33,7 @@ fn convert_tools(tools: &[Tool], supports_strict: bool) -> Vec<Value> {
 }
 
 /// The request body, as pi builds it.
-pub(super) fn build_body(call: &Call<'_, Compat>) -> Value {
+pub(super) fn build_body(call: &Call<'_, Compat>) -> Result<Value, UnsupportedToolChoice> {
     let Call { model, options, .. } = *call;
     let (context, compat, setup) = (call.context, call.compat, call.setup);
     let mut body = Map::new();
@@ -82,10 +83,10 @@ pub(super) fn build_body(call: &Call<'_, Compat>) -> Value {
             Value::Array(convert_tools(tools, compat.supports_strict_mode)),
         );
     }
-    if let Some(choice) = options.tool_choice {
+    if let Some(choice) = &options.tool_choice {
         body.insert(
             "tool_choice".into(),
-            serde_json::to_value(choice).unwrap_or(Value::Null),
+            choice.to_request(ToolChoiceApi::OpenAiResponses)?,
         );
     }
     if model.reasoning {
@@ -120,7 +121,7 @@ pub(super) fn build_body(call: &Call<'_, Compat>) -> Value {
     for (k, v) in options.base.sampling_params.iter().flatten() {
         body.insert(k.clone(), v.clone());
     }
-    Value::Object(body)
+    Ok(Value::Object(body))
 }
 
 /// The session-affinity headers, when caching is on.

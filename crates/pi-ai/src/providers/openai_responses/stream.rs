@@ -2,21 +2,24 @@
 //! text and refusals, function-call arguments), usage, and the `completed` / `incomplete` / `failed` mapping
 //! to a stop reason.
 //!
-//! One deliberate difference from pi: a `"\n\n"` thinking delta is emitted *between* summary parts (pi emits
-//! one after every part, so its deltas do not add up to the final thinking text).
+//! Deliberate differences from pi, so that every block's deltas add up to its final content: a `"\n\n"`
+//! thinking delta is emitted *between* summary parts (pi emits one after every part), and when an item's
+//! final text (`output_item.done`) extends what its deltas carried — deltas lost or never sent — the rest is
+//! streamed as one more delta before the block ends (pi only replaces the text).
 
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
 use super::compat::Compat;
+use super::custom_input::{CustomInput, INPUT_PROPERTY};
 use super::ids::encode_text_signature;
-use crate::content::{TextContent, ThinkingContent, ToolCall};
+use crate::content::{AssistantBlock, TextContent, ThinkingContent, ToolCall};
 use crate::message::StopReason;
 use crate::model::Model;
 use crate::providers::exchange::{Call, Opened};
 use crate::providers::output::Output;
-use crate::usage::{Usage, calculate_cost};
+use crate::usage::{Usage, apply_service_tier_pricing, calculate_cost};
 
 /// Reads the response to its end and ends `output` with `done` or `error`.
 pub(super) async fn read(call: &Call<'_, Compat>, response: Opened) {
@@ -56,6 +59,8 @@ enum SlotKind {
     Thinking,
     Text,
     ToolCall,
+    /// A `custom_tool_call`: free-form input kept as `{"input": text}`.
+    CustomToolCall,
 }
 
 #[derive(Default)]
@@ -63,6 +68,7 @@ struct State {
     /// output_index → (kind, content index).
     slots: HashMap<i64, (SlotKind, usize)>,
     partial_json: HashMap<usize, String>,
+    custom_inputs: HashMap<usize, CustomInput>,
     /// Content index of a thinking block that owes a "\n\n" separator before its next summary text.
     pending_separator: Option<usize>,
     saw_terminal: bool,
@@ -109,6 +115,20 @@ impl State {
                 let index = output.toolcall_start(call);
                 self.partial_json.insert(index, text("arguments"));
                 (SlotKind::ToolCall, index)
+            }
+            "custom_tool_call" => {
+                let mut call = ToolCall::new(
+                    format!("{}|{}", text("call_id"), text("id")),
+                    text("name"),
+                    json!({INPUT_PROPERTY: text("input")}),
+                );
+                call.namespace = item
+                    .get("namespace")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let index = output.toolcall_start(call);
+                self.custom_inputs.insert(index, CustomInput::default());
+                (SlotKind::CustomToolCall, index)
             }
             _ => return,
         };
@@ -189,6 +209,23 @@ impl State {
                     }
                 }
             }
+            "response.custom_tool_call_input.delta" | "response.custom_tool_call_input.done" => {
+                if let Some(index) = self.slot(event, SlotKind::CustomToolCall) {
+                    let done = event.get("type").and_then(Value::as_str)
+                        == Some("response.custom_tool_call_input.done");
+                    let next = if done {
+                        text("input").to_string()
+                    } else {
+                        let so_far = self
+                            .custom_inputs
+                            .get(&index)
+                            .map(CustomInput::input)
+                            .unwrap_or_default();
+                        format!("{so_far}{}", text("delta"))
+                    };
+                    self.advance_custom_input(index, &next, done, output)?;
+                }
+            }
             "response.output_item.done" => {
                 let item = event.get("item").unwrap_or(&Value::Null);
                 let output_index = event
@@ -223,17 +260,25 @@ impl State {
                         };
                         let (summary, content) = (join("summary"), join("content"));
                         let signature = item.to_string();
-                        output.with_thinking(index, |block| {
-                            let final_text = if !summary.is_empty() {
-                                summary
-                            } else if !content.is_empty() {
-                                content
-                            } else {
-                                block.thinking.to_string()
-                            };
-                            if final_text != block.thinking.to_string() {
+                        let streamed = match output.block(index) {
+                            Some(AssistantBlock::Thinking(block)) => block.thinking.to_string(),
+                            _ => String::new(),
+                        };
+                        let final_text = if !summary.is_empty() {
+                            summary
+                        } else if !content.is_empty() {
+                            content
+                        } else {
+                            streamed.clone()
+                        };
+                        match final_text.strip_prefix(streamed.as_str()) {
+                            Some(rest) if !rest.is_empty() => output.thinking_delta(index, rest),
+                            Some(_) => {}
+                            None => output.with_thinking(index, |block| {
                                 block.thinking = crate::SharedText::new(final_text);
-                            }
+                            }),
+                        }
+                        output.with_thinking(index, |block| {
                             block.thinking_signature = Some(signature);
                         });
                         if let Some(id) = item.get("id").and_then(Value::as_str) {
@@ -273,10 +318,19 @@ impl State {
                             .get("phase")
                             .and_then(Value::as_str)
                             .map(str::to_string);
-                        output.with_text(index, |block| {
-                            if final_text != block.text.to_string() {
+                        let streamed = match output.block(index) {
+                            Some(AssistantBlock::Text(block)) => block.text.to_string(),
+                            _ => String::new(),
+                        };
+                        match final_text.strip_prefix(streamed.as_str()) {
+                            Some(rest) if !rest.is_empty() => output.text_delta(index, rest),
+                            Some(_) => {}
+                            // The deltas disagree with the item's text: the item's text is the answer.
+                            None => output.with_text(index, |block| {
                                 block.text = crate::SharedText::new(final_text);
-                            }
+                            }),
+                        }
+                        output.with_text(index, |block| {
                             block.text_signature =
                                 Some(encode_text_signature(&id, phase.as_deref()));
                         });
@@ -307,6 +361,25 @@ impl State {
                         output.toolcall_end(index, Some(parsed));
                         self.slots.remove(&output_index);
                     }
+                    ("custom_tool_call", SlotKind::CustomToolCall) => {
+                        let next = item.get("input").and_then(Value::as_str).map_or_else(
+                            || {
+                                self.custom_inputs
+                                    .get(&index)
+                                    .map(|c| c.input().to_string())
+                                    .unwrap_or_default()
+                            },
+                            str::to_string,
+                        );
+                        self.advance_custom_input(index, &next, true, output)?;
+                        if let Some(ns) = item.get("namespace").and_then(Value::as_str) {
+                            let ns = ns.to_string();
+                            output.with_tool_call(index, |call| call.namespace = Some(ns));
+                        }
+                        self.custom_inputs.remove(&index);
+                        output.toolcall_end(index, None);
+                        self.slots.remove(&output_index);
+                    }
                     _ => {}
                 }
             }
@@ -314,10 +387,17 @@ impl State {
                 self.finalize(model, event.get("response").unwrap_or(&Value::Null), output);
             }
             "error" => {
-                let code = event
-                    .get("code")
-                    .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
-                let message = text("message");
+                // The error's fields come at the top level or, from newer servers, nested under `error`.
+                let field = |key: &str| {
+                    event.get(key).filter(|v| !v.is_null()).or_else(|| {
+                        event
+                            .pointer(&format!("/error/{key}"))
+                            .filter(|v| !v.is_null())
+                    })
+                };
+                let code =
+                    field("code").map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
+                let message = field("message").and_then(Value::as_str).unwrap_or_default();
                 return Err(match code {
                     Some(code) => format!("{label} reported an error ({code}): {message}"),
                     None => format!("{label} reported an error: {message}"),
@@ -352,6 +432,21 @@ impl State {
                 });
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Streams the next state of a custom tool call's input; its arguments become `{"input": next}`.
+    fn advance_custom_input(
+        &mut self,
+        index: usize,
+        next: &str,
+        close: bool,
+        output: &mut Output,
+    ) -> Result<(), String> {
+        let custom = self.custom_inputs.entry(index).or_default();
+        if let Some(delta) = custom.advance(next, close)? {
+            output.toolcall_delta(index, &delta, Some(json!({INPUT_PROPERTY: next})));
         }
         Ok(())
     }
@@ -413,6 +508,9 @@ impl State {
             };
         }
         calculate_cost(model, &mut output.message.usage);
+        if let Some(tier) = response.get("service_tier").and_then(Value::as_str) {
+            apply_service_tier_pricing(model, &mut output.message.usage, tier);
+        }
         let status = response.get("status").and_then(Value::as_str);
         let reason = response
             .pointer("/incomplete_details/reason")
