@@ -37,6 +37,8 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     thinkingLevel: "off",
     systemPrompt: "",
     language: "auto",
+    theme: "system",
+    sendKey: "enter",
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,

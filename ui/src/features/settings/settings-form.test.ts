@@ -11,6 +11,8 @@ const view: SettingsView = {
   thinkingLevel: "off",
   systemPrompt: "Be brief.",
   language: "auto",
+  theme: "dark",
+  sendKey: "ctrlEnter",
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -36,6 +38,8 @@ describe("settings form", () => {
       thinkingLevel: "off",
       systemPrompt: "Be brief.",
       language: "auto",
+      theme: "dark",
+      sendKey: "ctrlEnter",
     });
   });
 
@@ -48,6 +52,8 @@ describe("settings form", () => {
       thinkingLevel: "off",
       systemPrompt: "Be brief.",
       language: "auto",
+      theme: "dark",
+      sendKey: "ctrlEnter",
     });
   });
 });

@@ -36,6 +36,8 @@ const nothingConfigured: SettingsView = {
   thinkingLevel: "off",
   systemPrompt: "",
   language: "auto",
+  theme: "system",
+  sendKey: "enter",
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

@@ -13,4 +13,12 @@ keysStored: Array<string>, keyStorage: KeyStorageView, presets: Array<PresetView
 /**
  * `auto`, `en` or `zh`.
  */
-language: "auto" | "en" | "zh", };
+language: "auto" | "en" | "zh", 
+/**
+ * `system`, `light` or `dark` (absent: `system`).
+ */
+theme: "system" | "light" | "dark", 
+/**
+ * `enter` or `ctrlEnter` (absent: `enter`).
+ */
+sendKey: "enter" | "ctrlEnter", };
