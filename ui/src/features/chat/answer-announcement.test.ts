@@ -23,7 +23,7 @@ function announcements(states: readonly [Watched, boolean][], start: AnswerWatch
   for (const [state, caughtUp] of states) {
     const next = watchAnswers(watch, state, caughtUp);
     watch = next.watch;
-    if (next.announce !== null) said.push(next.announce);
+    if (next.announce !== null) said.push(`${next.announce.itemId}: ${next.announce.source}`);
   }
   return said;
 }
@@ -39,7 +39,7 @@ describe("announcing finished answers", () => {
       [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a1", "Two PDFs: a and b.")] }, true],
       [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a1", "Two PDFs: a and b.")] }, true],
     ]);
-    expect(said).toEqual(["Two PDFs: a and b."]);
+    expect(said).toEqual(["a1: Two PDFs: a and b."]);
   });
 
   it("announces the answer after the tool calls, not the tool call's empty message", () => {
@@ -48,7 +48,7 @@ describe("announcing finished answers", () => {
       [{ conversationId: "a", runStatus: "running", streamingAssistantId: "a2", transcript: [assistant("a1", ""), assistant("a2", "Done", "streaming")] }, true],
       [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", ""), assistant("a2", "Done.")] }, true],
     ]);
-    expect(said).toEqual(["Done."]);
+    expect(said).toEqual(["a2: Done."]);
   });
 
   it("says nothing for an answer shown by opening or switching to a conversation", () => {

@@ -16,18 +16,23 @@ export function watchAnswers(
   watch: AnswerWatch,
   state: Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId">,
   caughtUp: boolean,
-): { watch: AnswerWatch; announce: string | null } {
+): { watch: AnswerWatch; announce: FinishedAnswer | null } {
   const streamed = watch.conversationId === state.conversationId ? watch.streamed : [];
   const streaming = state.streamingAssistantId;
   const seen = streaming !== null && !streamed.includes(streaming) ? [...streamed, streaming] : streamed;
   if (state.runStatus !== "idle" || !caughtUp || seen.length === 0) {
     return { watch: { conversationId: state.conversationId, streamed: seen }, announce: null };
   }
-  const text = lastAnswerText(state.transcript, seen);
-  return { watch: { conversationId: state.conversationId, streamed: [] }, announce: text };
+  return { watch: { conversationId: state.conversationId, streamed: [] }, announce: lastAnswer(state.transcript, seen) };
 }
 
-function lastAnswerText(transcript: ChatState["transcript"], ids: readonly string[]): string | null {
+/** The answer to announce: its transcript item and its text as the model wrote it (Markdown). */
+export interface FinishedAnswer {
+  itemId: string;
+  source: string;
+}
+
+function lastAnswer(transcript: ChatState["transcript"], ids: readonly string[]): FinishedAnswer | null {
   for (let index = transcript.length - 1; index >= 0; index -= 1) {
     const item = transcript[index];
     if (item === undefined || item.kind !== "assistant" || !ids.includes(item.id)) continue;
@@ -35,7 +40,7 @@ function lastAnswerText(transcript: ChatState["transcript"], ids: readonly strin
       .flatMap((block) => (block.type === "text" ? [block.text] : []))
       .join("\n")
       .trim();
-    if (text !== "") return text;
+    if (text !== "") return { itemId: item.id, source: text };
   }
   return null;
 }
