@@ -1,7 +1,8 @@
 // Accessibility of the built UI in headless Chromium: axe-core finds no serious or critical violation on the main
 // screens (the setup card, a chat with an answer and a tool card, Settings, the shortcuts sheet) in English and
-// Chinese, light and dark; a finished answer reaches the polite live region once, as its final text; and the
-// theme the window remembered is on the document before the body is parsed (no flash of the other theme).
+// Chinese, light and dark; a finished answer reaches the polite live region once, as its final text; reduced
+// motion stops the animations; and the theme the window remembered is on the document before the body is parsed
+// (no flash of the other theme).
 // Screenshots go to artifacts/ (the dark theme and the sheet, both languages).
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -227,6 +228,22 @@ describe("the chat screens", () => {
     await page.getByTestId("new-conversation-button").click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="message-assistant"]').length === 0);
     await expect(announced()).resolves.toEqual([ANSWER_TEXT]);
+  });
+
+  it("honours the system's reduced motion: the waiting dots keep still", async () => {
+    await page.goto(server.url);
+    await page.getByTestId("composer-input").fill("Hello");
+    await page.getByTestId("composer-input").press("Enter");
+    await run.waitForRun();
+    await run.send(...runStart("Hello"), event({ type: "message_start", message: assistantMessage([], "pending") }));
+    const dot = page.locator(".typing span").first();
+    await dot.waitFor();
+    const animation = () => dot.evaluate((element) => getComputedStyle(element).animationName);
+    await expect(animation()).resolves.toBe("pulse");
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await expect(animation()).resolves.toBe("none");
+    await page.emulateMedia({ reducedMotion: "no-preference" });
+    await expect(animation()).resolves.toBe("pulse");
   });
 
   it("has the remembered theme on the document before the body is parsed, whatever the system's scheme", async () => {
