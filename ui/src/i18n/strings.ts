@@ -261,10 +261,7 @@ const en = {
   theme: "Theme",
   themeNames: { system: "Follow the system", light: "Light", dark: "Dark" } satisfies Record<ThemeSetting, string>,
   sendKey: "Send with",
-  sendKeyNames: {
-    enter: "Enter (Shift+Enter for a new line)",
-    ctrlEnter: "Ctrl+Enter (Enter for a new line)",
-  } satisfies Record<SendKeySetting, string>,
+  sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" } satisfies Record<SendKeySetting, string>,
   shortcuts: {
     title: "Keyboard shortcuts",
     open: "Keyboard shortcuts (Ctrl+/)",
@@ -537,10 +534,7 @@ const zh: Strings = {
   theme: "主题",
   themeNames: { system: "跟随系统", light: "浅色", dark: "深色" },
   sendKey: "发送键",
-  sendKeyNames: {
-    enter: "Enter（Shift+Enter 换行）",
-    ctrlEnter: "Ctrl+Enter（Enter 换行）",
-  },
+  sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" },
   shortcuts: {
     title: "键盘快捷键",
     open: "键盘快捷键（Ctrl+/）",

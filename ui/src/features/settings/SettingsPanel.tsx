@@ -301,21 +301,22 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 onChange={(event) => update({ systemPrompt: event.target.value })}
               />
             </label>
-            <label className="field">
-              <span>{strings.language}</span>
-              <select
-                data-testid="settings-language"
-                value={form.language}
-                onChange={(event) => update({ language: event.target.value as LanguageSetting })}
-              >
-                {LANGUAGES.map((language) => (
-                  <option key={language} value={language}>
-                    {strings.languageNames[language]}
-                  </option>
-                ))}
-              </select>
-            </label>
+            {/* One row, so the sections below keep their place. */}
             <div className="field-row">
+              <label className="field">
+                <span>{strings.language}</span>
+                <select
+                  data-testid="settings-language"
+                  value={form.language}
+                  onChange={(event) => update({ language: event.target.value as LanguageSetting })}
+                >
+                  {LANGUAGES.map((language) => (
+                    <option key={language} value={language}>
+                      {strings.languageNames[language]}
+                    </option>
+                  ))}
+                </select>
+              </label>
               <label className="field">
                 <span>{strings.theme}</span>
                 <select
