@@ -14,14 +14,18 @@ export_bindings() {
 if [[ "${1:-}" == "--check" ]]; then
   fresh="$(mktemp -d)"
   trap 'rm -rf "$fresh"' EXIT
-  export_bindings "$fresh"
+  export_bindings "$fresh" || die "the bindings were not exported (the build or an export test failed)"
   if ! diff -r "$fresh" "$BINDINGS" >/dev/null; then
     diff -r "$fresh" "$BINDINGS" | head -40 >&2 || true
     die "ui/src/ipc/bindings is stale: run ./scripts/generate-bindings.sh and commit the result"
   fi
   step "bindings: ui/src/ipc/bindings matches the Rust types"
 else
+  # Written aside first, so a build that fails leaves the committed bindings as they are.
+  fresh="$(mktemp -d)"
+  trap 'rm -rf "$fresh"' EXIT
+  export_bindings "$fresh" || die "the bindings were not exported (the build or an export test failed)"
   rm -rf "$BINDINGS"
-  export_bindings "$BINDINGS"
+  cp -r "$fresh" "$BINDINGS"
   step "bindings: written to ui/src/ipc/bindings"
 fi

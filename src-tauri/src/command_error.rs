@@ -124,7 +124,8 @@ impl ErrorCode {
             NothingToContinue | InvalidValue | ConversationGone | InvalidInput | RunLogGone
             | McpUnknownServer | McpServerDisabled | McpEntryInvalid | McpNameTaken
             | McpImportFailed | ModelRequired | InvalidPrompt | ApprovalNotPending
-            | EmptyMessage | NoLongerQueued | AlreadyDelivered => ErrorKind::Invalid,
+            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused => ErrorKind::Invalid,
+            ImageUnreachable => ErrorKind::Provider,
             AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
         }
     }

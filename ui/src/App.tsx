@@ -1,4 +1,5 @@
-// The app shell: the UI language (settings, else the system's), whether a provider is usable, and the chat screen.
+// The app shell: the UI language (settings, else the system's), the theme, whether a provider is usable, and the
+// chat screen.
 import { useCallback, useEffect, useState } from "react";
 
 import { StringsContext } from "./i18n/I18n";
@@ -8,6 +9,7 @@ import { providerStatus } from "./ipc/models";
 import type { SettingsView } from "./ipc/wire";
 import type { ProviderState } from "./state/selectors";
 import { ChatScreen } from "./features/chat/ChatScreen";
+import { useTheme } from "./theme/theme";
 
 export function App() {
   const [settings, setSettings] = useState<SettingsView | null>(null);
@@ -45,13 +47,17 @@ export function App() {
     [checkProvider],
   );
 
+  useTheme(settings?.theme ?? null);
+
   useEffect(() => {
     document.documentElement.lang = language === "zh" ? "zh-CN" : "en";
   }, [language]);
 
   return (
     <StringsContext.Provider value={STRINGS[language]}>
-      <ChatScreen language={language} settings={settings} provider={provider} onSettingsChanged={settingsChanged} />
+      <ChatScreen language={language} settings={settings} provider={provider} onSettingsChanged={settingsChanged}
+        sendKey={settings?.sendKey ?? "enter"}
+      />
     </StringsContext.Provider>
   );
 }

@@ -1,7 +1,8 @@
 //! Provider settings: the settings file, the presets, API keys, the one resolution the app and `pi-chat`
 //! share ([`resolve_settings`]) and the service over one config folder ([`SettingsService`]); beside them the
 //! connection settings ([`ConnectionSettings`]: timeouts, retries, proxy), the approval settings
-//! ([`ApprovalSettings`]) and the queue modes of steering and follow-ups ([`QueueSettings`]).
+//! ([`ApprovalSettings`]), the queue modes of steering and follow-ups ([`QueueSettings`]) and the window's
+//! theme and send key ([`Theme`], [`SendKey`]).
 
 mod api_key;
 mod approval_settings;
@@ -13,6 +14,7 @@ mod proxy_password;
 mod queue_settings;
 mod resolve;
 mod service;
+mod window_preferences;
 
 pub use api_key::{ApiKey, ApiKeyOrigin, ApiKeySource, NoKeySource};
 pub use approval_settings::ApprovalSettings;
@@ -35,3 +37,4 @@ pub use service::{
     KeyStorageView, KeyStoreOpener, PresetView, SettingsFailure, SettingsInput, SettingsService,
     SettingsServiceError, SettingsView,
 };
+pub use window_preferences::{SendKey, Theme};

@@ -2,7 +2,8 @@
 import type { ErrorCode } from "../ipc/bindings/ErrorCode";
 import type { NoticeSource } from "../ipc/bindings/NoticeSource";
 import type { ProblemKind } from "../ipc/bindings/ProblemKind";
-import type { LanguageSetting } from "../ipc/wire";
+import type { ComposerAction, ShortcutAction } from "../features/shortcuts/shortcuts";
+import type { LanguageSetting, SendKeySetting, ThemeSetting } from "../ipc/wire";
 import type { QueueKind } from "../ipc/bindings/QueueKind";
 import type { QueueMode } from "../ipc/bindings/QueueMode";
 import type { ErrorAdvice } from "../state/selectors";
@@ -344,6 +345,39 @@ const en = {
   waitingForModel: (seconds: number) => `waiting for the model… ${seconds} s`,
   resend: "Resend",
   keyFor: (provider: string) => `Key for ${provider}`,
+  composerPlaceholderCtrlEnter: "Ask about your files… (Ctrl+Enter to send, Enter for a new line)",
+  composerPlaceholderRunningCtrlEnter: "Steer Pi while it works… (Ctrl+Enter steers, Alt+Enter queues a follow-up)",
+  theme: "Theme",
+  themeNames: { system: "Follow the system", light: "Light", dark: "Dark" } satisfies Record<ThemeSetting, string>,
+  sendKey: "Send with",
+  sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" } satisfies Record<SendKeySetting, string>,
+  shortcuts: {
+    title: "Keyboard shortcuts",
+    open: "Keyboard shortcuts (Ctrl+/)",
+    window: "Window",
+    composer: "Composer",
+    keys: "Keys",
+    action: "Action",
+    actions: {
+      newConversation: "New conversation",
+      searchConversations: "Search conversations",
+      toggleSettings: "Open or close Settings",
+      focusComposer: "Go to the message box (outside a text field)",
+      previousConversation: "Previous conversation",
+      nextConversation: "Next conversation",
+      toggleSidebar: "Show or hide the conversations",
+      toggleShortcuts: "Show or hide this list",
+      toggleInspector: "Show or hide the loop inspector",
+      stopRun: "Stop the answer (or close what is open)",
+    } satisfies Record<ShortcutAction, string>,
+    composerActions: {
+      send: "Send the message",
+      newLine: "New line",
+      steer: "During an answer: steer (Pi reads it after the current step)",
+      followUp: "During an answer: queue a follow-up (sent when Pi would stop)",
+    } satisfies Record<ComposerAction, string>,
+    imeNote: "While an input method is composing, Enter only ends the composition and no shortcut fires.",
+  },
 };
 
 export type Strings = typeof en;
@@ -669,6 +703,39 @@ const zh: Strings = {
   waitingForModel: (seconds: number) => `正在等待模型… ${seconds} 秒`,
   resend: "重新发送",
   keyFor: (provider: string) => `${provider} 的密钥`,
+  composerPlaceholderCtrlEnter: "问问你的文件…（Ctrl+Enter 发送，Enter 换行）",
+  composerPlaceholderRunningCtrlEnter: "在 Pi 工作时引导它…（Ctrl+Enter 引导，Alt+Enter 排队后续消息）",
+  theme: "主题",
+  themeNames: { system: "跟随系统", light: "浅色", dark: "深色" },
+  sendKey: "发送键",
+  sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" },
+  shortcuts: {
+    title: "键盘快捷键",
+    open: "键盘快捷键（Ctrl+/）",
+    window: "窗口",
+    composer: "输入框",
+    keys: "按键",
+    action: "操作",
+    actions: {
+      newConversation: "新建对话",
+      searchConversations: "搜索对话",
+      toggleSettings: "打开或关闭设置",
+      focusComposer: "转到消息输入框（不在文本框中时）",
+      previousConversation: "上一个对话",
+      nextConversation: "下一个对话",
+      toggleSidebar: "显示或隐藏对话列表",
+      toggleShortcuts: "显示或隐藏此列表",
+      toggleInspector: "显示或隐藏循环检查器",
+      stopRun: "停止回答（或关闭已打开的窗口）",
+    },
+    composerActions: {
+      send: "发送消息",
+      newLine: "换行",
+      steer: "回答过程中：引导（Pi 在当前步骤后读取）",
+      followUp: "回答过程中：排队后续消息（Pi 将要停止时发送）",
+    },
+    imeNote: "输入法正在组字时，Enter 只结束组字，不会触发任何快捷键。",
+  },
 };
 
 export const STRINGS: Record<Language, Strings> = { en, zh };

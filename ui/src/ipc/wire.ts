@@ -55,6 +55,12 @@ export type CommandError = Omit<GeneratedCommandError, "kind" | "code"> & {
 /** The language setting: follow the system, or one of the two languages. */
 export type LanguageSetting = SettingsInput["language"];
 
+/** The theme setting: follow the system's colour scheme, or always light or dark. */
+export type ThemeSetting = SettingsInput["theme"];
+
+/** The key that sends the composer's text: Enter (Shift+Enter a new line) or Ctrl+Enter (Enter a new line). */
+export type SendKeySetting = SettingsInput["sendKey"];
+
 /** One entry of `list_download_files` / `list_folder` details (desktop-host `FileEntry`). */
 export interface FileEntry {
   name: string;

@@ -48,6 +48,9 @@ let runConversation = "c-1";
 let newConversations = 1;
 const seqs: Record<string, number> = {};
 
+// The page's query may choose the settings' language, theme and send key (`?lang=zh&theme=dark&sendKey=ctrlEnter`).
+const query = new URLSearchParams(window.location.search);
+
 let settings = {
   preset: "openai",
   api: "openai-responses",
@@ -55,7 +58,9 @@ let settings = {
   model: "gpt-4.1-mini",
   thinkingLevel: "off",
   systemPrompt: "You are a desktop assistant. Use the tools for facts about this computer; never guess.",
-  language: "auto",
+  language: query.get("lang") ?? "auto",
+  theme: query.get("theme") ?? "system",
+  sendKey: query.get("sendKey") ?? "enter",
   apiKeySet: false,
   keysStored: [] as string[],
   keyStorage: "keychain",

@@ -2,7 +2,8 @@
 // MCP commands), in English and Chinese: nothing configured; a server in each state (a failed one with its reason
 // and last output, a restart with its attempt); a state pushed by the host shows without asking; the add form
 // (values go to the keychain, never shown again) → starting → ready with its tools; the import list → disabled
-// servers with their command line. Screenshots go to artifacts/.
+// servers with their command line; the remove confirmation and the import panel from the keyboard (focus kept
+// inside, Esc closes only them, focus back on the button that opened them). Screenshots go to artifacts/.
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -294,5 +295,46 @@ describe.each<Language>(["en", "zh"])("Tools & servers (%s)", (language) => {
 
     await imported.getByTestId("mcp-enable").check();
     await section.locator('[data-testid="mcp-server"][data-name="filesystem"][data-state="ready"]').waitFor();
+  });
+});
+
+describe("Tools & servers from the keyboard", () => {
+  const focusedTestId = () => page.evaluate(() => document.activeElement?.getAttribute("data-testid") ?? document.activeElement?.tagName ?? null);
+  const focusInside = (selector: string) =>
+    page.evaluate((within) => document.querySelector(within)?.contains(document.activeElement) ?? false, selector);
+
+  it("the remove confirmation and the import panel keep the focus inside, Esc closes only them, and the focus comes back", async () => {
+    const section = await openSettings("en", { configFile: CONFIG, servers: [serverView("notes", {})], problems: [] });
+
+    const card = section.locator('[data-testid="mcp-server"][data-name="notes"]');
+    await card.getByTestId("mcp-remove").focus();
+    await page.keyboard.press("Enter");
+    const confirmation = card.locator(".mcp-confirm");
+    await confirmation.waitFor();
+    await expect(focusInside('[data-name="notes"] .mcp-confirm')).resolves.toBe(true);
+    for (let step = 0; step < 3; step += 1) {
+      await page.keyboard.press("Tab");
+      await expect(focusInside('[data-name="notes"] .mcp-confirm')).resolves.toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => document.querySelector(".mcp-confirm") === null);
+    await expect(page.getByTestId("settings-panel").count()).resolves.toBe(1);
+    await expect(focusedTestId()).resolves.toBe("mcp-remove");
+
+    await section.getByTestId("mcp-import").focus();
+    await page.keyboard.press("Enter");
+    await section.getByTestId("mcp-import-panel").waitFor();
+    await expect(focusInside('[data-testid="mcp-import-panel"]')).resolves.toBe(true);
+    for (let step = 0; step < 4; step += 1) {
+      await page.keyboard.press("Shift+Tab");
+      await expect(focusInside('[data-testid="mcp-import-panel"]')).resolves.toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => document.querySelector('[data-testid="mcp-import-panel"]') === null);
+    await expect(page.getByTestId("settings-panel").count()).resolves.toBe(1);
+    await expect(focusedTestId()).resolves.toBe("mcp-import");
+    // Back in the settings' own trap: Esc now closes Settings.
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => document.querySelector('[data-testid="settings-panel"]') === null);
   });
 });

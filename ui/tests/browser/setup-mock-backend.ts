@@ -22,7 +22,8 @@ const presets = [
   { id: "custom", label: "Custom, OpenAI-compatible", api: "openai-completions", baseUrl: "http://127.0.0.1:8000/v1", model: "default", needsKey: true },
 ];
 
-const language = new URLSearchParams(window.location.search).get("lang") ?? "auto";
+const query = new URLSearchParams(window.location.search);
+const language = query.get("lang") ?? "auto";
 let settings: Record<string, unknown> = {
   preset: "",
   api: "",
@@ -31,6 +32,8 @@ let settings: Record<string, unknown> = {
   thinkingLevel: "off",
   systemPrompt: "",
   language,
+  theme: query.get("theme") ?? "system",
+  sendKey: "enter",
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

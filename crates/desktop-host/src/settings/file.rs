@@ -1,5 +1,6 @@
 //! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model, the
-//! connection's timeouts, retries and proxy, and whether the built-in tools ask before they run.
+//! connection's timeouts, retries and proxy, whether the built-in tools ask before they run, and the window's
+//! theme and send key.
 //!
 //! Contract: unknown keys survive a load/save round trip (the app may store more than this crate knows); a
 //! missing file is the empty settings; saving writes a temporary file and renames it, so a crash never leaves a
@@ -14,6 +15,7 @@ use serde_json::{Map, Value};
 use crate::language::Language;
 use crate::session::QueueMode;
 use crate::settings::presets::ProviderPreset;
+use crate::settings::window_preferences::{SendKey, Theme};
 
 /// The name of the settings file inside the config folder.
 pub const SETTINGS_FILE_NAME: &str = "settings.json";
@@ -61,6 +63,12 @@ pub struct SettingsFile {
     /// The language of host-written texts (default: from the locale).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<Language>,
+    /// The window's colour theme (default: the system's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Theme>,
+    /// The key that sends the composer's text (default Enter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_key: Option<SendKey>,
     /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask_before_built_in_tools: Option<bool>,
@@ -153,7 +161,7 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(
             &path,
-            r#"{"provider":"deepseek","model":"deepseek-reasoner","thinkingLevel":"high","theme":"dark"}"#,
+            r#"{"provider":"deepseek","model":"deepseek-reasoner","thinkingLevel":"high","windowWidth":900}"#,
         )
         .unwrap();
         let settings = load_settings(&path).unwrap();
@@ -163,8 +171,36 @@ mod tests {
         let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(
             saved,
-            serde_json::json!({"provider":"deepseek","model":"deepseek-reasoner","thinkingLevel":"high","theme":"dark"})
+            serde_json::json!({"provider":"deepseek","model":"deepseek-reasoner","thinkingLevel":"high","windowWidth":900})
         );
+    }
+
+    #[test]
+    fn the_theme_and_send_key_are_read_and_written_under_their_names() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(SETTINGS_FILE_NAME);
+        std::fs::write(&path, r#"{"theme":"dark","sendKey":"ctrlEnter"}"#).unwrap();
+        let settings = load_settings(&path).unwrap();
+        assert_eq!(settings.theme, Some(Theme::Dark));
+        assert_eq!(settings.send_key, Some(SendKey::CtrlEnter));
+        assert!(settings.other.is_empty());
+        save_settings(&path, &settings).unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            saved,
+            serde_json::json!({"theme":"dark","sendKey":"ctrlEnter"})
+        );
+    }
+
+    #[test]
+    fn an_unknown_theme_is_an_invalid_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(SETTINGS_FILE_NAME);
+        std::fs::write(&path, r#"{"theme":"sepia"}"#).unwrap();
+        assert!(matches!(
+            load_settings(&path),
+            Err(SettingsFileError::Invalid { .. })
+        ));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::secrets::{ApiKeys, KeyStorage, KeyStoreSetup, SecretsError, open_key_
 use crate::session::SessionOptions;
 use crate::settings::{
     ApiKey, ApiKeySource, ConnectionSettings, ProviderPreset, ResolveInputs, ResolvedSettings,
-    SETTINGS_FILE_NAME, SettingsFile, TcpProbe, default_config_dir, load_settings,
+    SETTINGS_FILE_NAME, SendKey, SettingsFile, TcpProbe, Theme, default_config_dir, load_settings,
     resolve_settings, save_settings,
 };
 
@@ -89,6 +89,14 @@ pub struct SettingsInput {
     /// `auto`, `en` or `zh`.
     #[ts(type = "\"auto\" | \"en\" | \"zh\"")]
     pub language: String,
+    /// `system`, `light` or `dark` (absent: `system`).
+    #[serde(default)]
+    #[ts(type = "\"system\" | \"light\" | \"dark\"")]
+    pub theme: String,
+    /// `enter` or `ctrlEnter` (absent: `enter`).
+    #[serde(default)]
+    #[ts(type = "\"enter\" | \"ctrlEnter\"")]
+    pub send_key: String,
 }
 
 /// One preset as the settings screen offers it.
@@ -534,6 +542,8 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
             Some(Language::Zh) => "zh",
         }
         .to_owned(),
+        theme: file.theme.unwrap_or_default().as_str().to_owned(),
+        send_key: file.send_key.unwrap_or_default().as_str().to_owned(),
     }
 }
 
@@ -573,6 +583,31 @@ fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), Set
                 "Unknown language {other:?}: use auto, en or zh."
             )));
         }
+    };
+    // The defaults are written as the keys' absence, like `auto` for the language.
+    file.theme = match input.theme.trim() {
+        "" => None,
+        name => match Theme::parse(name) {
+            Some(Theme::System) => None,
+            Some(theme) => Some(theme),
+            None => {
+                return Err(invalid(format!(
+                    "Unknown theme {name:?}: use system, light or dark."
+                )));
+            }
+        },
+    };
+    file.send_key = match input.send_key.trim() {
+        "" => None,
+        name => match SendKey::parse(name) {
+            Some(SendKey::Enter) => None,
+            Some(key) => Some(key),
+            None => {
+                return Err(invalid(format!(
+                    "Unknown send key {name:?}: use enter or ctrlEnter."
+                )));
+            }
+        },
     };
     Ok(())
 }

@@ -38,7 +38,7 @@ export const AssistantMessage = memo(function AssistantMessage({
   const empty = item.blocks.every((block) => block.type === "text" && block.text === "");
   return (
     <RenderBacklogContext.Provider value={backlog}>
-      <article className="message assistant" data-testid="message-assistant" data-state={status}>
+      <article className="message assistant" data-testid="message-assistant" data-state={status} data-item-id={item.id}>
         <div className="avatar" aria-hidden="true">
           π
         </div>

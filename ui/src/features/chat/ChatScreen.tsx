@@ -1,12 +1,13 @@
 // The chat window: the conversation sidebar (collapsible; collapsed at first in a narrow window) beside the
 // header, error banner, transcript, queued messages, composer and status line, plus the settings panel and the
-// loop inspector beside the conversation (Ctrl+I), whose Replay shows a past run in the transcript.
-import { useEffect, useMemo, useRef, useState } from "react";
+// loop inspector beside the conversation (Ctrl+I), whose Replay shows a past run in the transcript. The window's
+// keyboard shortcuts (../shortcuts/shortcuts.ts) are handled here, and the shortcuts sheet (Ctrl+/) opens here.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
 import { getState } from "../../ipc/backend";
-import type { SettingsView } from "../../ipc/wire";
+import type { SendKeySetting, SettingsView } from "../../ipc/wire";
 import { RenderBacklog, RenderBacklogContext, useCaughtUp } from "../../markdown/render-backlog";
 import {
   appTitle,
@@ -25,11 +26,14 @@ import { ReplayControls } from "../inspector/ReplayControls";
 import { useReplay } from "../inspector/useReplay";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { SetupCard } from "../setup/SetupCard";
+import { ShortcutsSheet } from "../shortcuts/ShortcutsSheet";
+import { isTextField, windowShortcut, type OpenModal, type ShortcutAction } from "../shortcuts/shortcuts";
 import { Sidebar } from "../sidebar/Sidebar";
+import { AnswerAnnouncer } from "./AnswerAnnouncer";
 import { ApprovalContext } from "./approval-context";
 import { Composer } from "./Composer";
 import { ErrorBanner } from "./ErrorBanner";
-import { LoopIcon, PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
+import { KeyboardIcon, LoopIcon, PlusIcon, SettingsIcon, SidebarIcon } from "./icons";
 import { ModelPicker } from "./ModelPicker";
 import { QueuedMessages } from "./QueuedMessages";
 import { RetryLine } from "./RetryLine";
@@ -47,14 +51,19 @@ interface ChatScreenProps {
   /** Whether a provider is usable: the setup card and Send's reason follow it. */
   provider: ProviderState;
   onSettingsChanged: (settings: SettingsView) => void;
+  /** Which key sends the composer's text. */
+  sendKey: SendKeySetting;
 }
 
-export function ChatScreen({ language, settings, provider, onSettingsChanged }: ChatScreenProps) {
+export function ChatScreen({ language, settings, provider, onSettingsChanged, sendKey }: ChatScreenProps) {
   const strings = useStrings();
   const [windowState, intents] = useChat();
   const state = shownView(windowState);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [inspectorOpen, setInspectorOpen] = useState(false);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const [searchFocusToken, setSearchFocusToken] = useState(0);
+  const composerInput = useRef<HTMLTextAreaElement>(null);
   const replayer = useReplay();
   // A replay belongs to the conversation it came from; switching away ends it.
   const replay = replayer.replay !== null && replayer.replay.conversationId === state.conversationId ? replayer.replay : null;
@@ -99,31 +108,59 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
     return () => wide.removeEventListener("change", onChange);
   }, []);
 
-  // Ctrl+I shows or hides the loop inspector.
-  useEffect(() => {
-    if (settingsOpen) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "i") {
-        event.preventDefault();
+  // One handler for every window shortcut; what each does is read at the key, so the listener stays put.
+  const modal: OpenModal = settingsOpen ? "settings" : shortcutsOpen ? "shortcuts" : "none";
+  const perform = useRef<(action: ShortcutAction) => void>(() => undefined);
+  perform.current = (action) => {
+    switch (action) {
+      case "newConversation":
+        intents.startNewConversation();
+        return;
+      case "searchConversations":
+        setSidebarOpen(true);
+        setSearchFocusToken((token) => token + 1);
+        return;
+      case "toggleSettings":
+        setSettingsOpen((open) => !open);
+        return;
+      case "focusComposer":
+        composerInput.current?.focus();
+        return;
+      case "previousConversation":
+        intents.openAdjacentConversation(-1);
+        return;
+      case "nextConversation":
+        intents.openAdjacentConversation(1);
+        return;
+      case "toggleSidebar":
+        setSidebarOpen((open) => !open);
+        return;
+      case "toggleShortcuts":
+        setShortcutsOpen((open) => !open);
+        return;
+      case "toggleInspector":
         setInspectorOpen((open) => !open);
-      }
-    };
-    window.addEventListener("keydown", onKeyDown);
-    return () => window.removeEventListener("keydown", onKeyDown);
-  }, [settingsOpen]);
-
-  // Esc stops the run (the settings panel takes Esc for itself while open).
-  useEffect(() => {
-    if (settingsOpen) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape" && !event.isComposing && stopEnabled) {
-        event.preventDefault();
+        return;
+      case "stopRun":
         stop();
-      }
+        return;
+    }
+  };
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      const action = windowShortcut(event, {
+        modal,
+        inTextField: isTextField(document.activeElement),
+        canStop: stopEnabled,
+      });
+      if (action === null) return;
+      event.preventDefault();
+      perform.current(action);
     };
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, [settingsOpen, stopEnabled, stop]);
+  }, [modal, stopEnabled]);
+  const closeShortcuts = useCallback(() => setShortcutsOpen(false), []);
 
   // The model the active conversation's session uses, read again when the conversation, the provider or the
   // run's end changes (a reopened conversation starts on the model stored with it).
@@ -168,6 +205,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
               if (window.innerWidth < WIDE_WINDOW_PX) setSidebarOpen(false);
             }}
             onActiveConversationDeleted={intents.reloadAfterDelete}
+            focusSearchToken={searchFocusToken}
           />
         </div>
       ) : null}
@@ -231,6 +269,16 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
             <button
               type="button"
               className="icon-button"
+              data-testid="shortcuts-button"
+              aria-label={strings.shortcuts.open}
+              title={strings.shortcuts.open}
+              onClick={() => setShortcutsOpen(true)}
+            >
+              <KeyboardIcon />
+            </button>
+            <button
+              type="button"
+              className="icon-button"
               data-testid="settings-button"
               aria-label={strings.settings}
               title={strings.settings}
@@ -278,8 +326,11 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
             onQueue={intents.queue}
             onStop={stop}
             blockedReason={blocked === null ? null : strings.sendDisabled[blocked]}
+            sendKey={sendKey}
+            inputRef={composerInput}
           />
           <StatusLine facts={shownFacts} modelName={shownModel} usedModel={lastAnswerModel(state.transcript)} activity={state.lastSeq} />
+          <AnswerAnnouncer state={state} caughtUp={caughtUp} />
         </footer>
         {settingsOpen ? (
           <SettingsPanel
@@ -288,6 +339,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged }: 
             onClose={() => setSettingsOpen(false)}
           />
         ) : null}
+        {shortcutsOpen ? <ShortcutsSheet sendKey={sendKey} onClose={closeShortcuts} /> : null}
       </div>
       {inspectorOpen ? (
         <InspectorPanel

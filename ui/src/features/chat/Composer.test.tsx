@@ -32,7 +32,7 @@ afterEach(() => {
   container.remove();
 });
 
-function render(running: boolean, blockedReason: string | null = null) {
+function render(running: boolean, blockedReason: string | null = null, sendKey: "enter" | "ctrlEnter" = "enter") {
   act(() => {
     root.render(
       <StringsContext.Provider value={STRINGS.en}>
@@ -45,6 +45,7 @@ function render(running: boolean, blockedReason: string | null = null) {
           onQueue={onQueue}
           onStop={onStop}
           blockedReason={blockedReason}
+          sendKey={sendKey}
         />
       </StringsContext.Provider>,
     );
@@ -62,7 +63,7 @@ function type(text: string) {
   });
 }
 
-async function press(key: string, modifiers: { altKey?: boolean; shiftKey?: boolean } = {}) {
+async function press(key: string, modifiers: { altKey?: boolean; shiftKey?: boolean; ctrlKey?: boolean } = {}) {
   await act(async () => {
     input().dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true, ...modifiers }));
     await Promise.resolve();
@@ -110,6 +111,23 @@ describe("the composer", () => {
     await press("Enter", { shiftKey: true });
     expect(onQueue).toHaveBeenCalledTimes(2);
     expect(onSend).not.toHaveBeenCalled();
+  });
+
+  it("with Ctrl+Enter as the send key, Enter leaves a new line and Ctrl+Enter sends or steers", async () => {
+    render(false, null, "ctrlEnter");
+    expect(input().placeholder).toContain("Ctrl+Enter to send");
+    type("first line");
+    await press("Enter");
+    expect(onSend).not.toHaveBeenCalled();
+    await press("Enter", { ctrlKey: true });
+    expect(onSend).toHaveBeenCalledWith("first line");
+
+    render(true, null, "ctrlEnter");
+    type("only PDFs");
+    await press("Enter");
+    expect(onQueue).not.toHaveBeenCalled();
+    await press("Enter", { ctrlKey: true });
+    expect(onQueue).toHaveBeenLastCalledWith("steer", "only PDFs");
   });
 
   it("queues with the Steer and Queue buttons, which wait for some text", async () => {

@@ -1,12 +1,15 @@
-// The one composer: Enter sends, Shift+Enter starts a new line, and Enter while an input method is composing
-// (Chinese, Japanese, …) never sends. Send and Stop share one fixed place; only the one that applies shows.
+// The one composer: Enter sends and Shift+Enter starts a new line (or, with the send key set to Ctrl+Enter,
+// Ctrl+Enter sends and Enter starts a new line; the keys come from ../shortcuts/shortcuts.ts), and Enter while an
+// input method is composing (Chinese, Japanese, …) never sends. Send and Stop share one fixed place; only the one that applies shows.
 // While a run is in progress Send stays disabled but the composer stays usable: Enter (or Steer) queues a
 // steering message and Alt+Enter (or Queue) a follow-up; the text leaves the box at once and comes back if the
 // host refuses it, so nothing typed is lost.
-import { useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { QueueKind } from "../../ipc/backend";
+import type { SendKeySetting } from "../../ipc/wire";
+import { composerKeyAction } from "../shortcuts/shortcuts";
 import { SendIcon, StopIcon } from "./icons";
 import "./queue.css";
 import "./status-line.css";
@@ -24,10 +27,12 @@ interface ComposerProps {
   onStop: () => void;
   /** Why Send is disabled before any run (no usable model yet), shown next to it; `null` when it is not. */
   blockedReason?: string | null;
+  /** Which key sends (default Enter). */
+  sendKey?: SendKeySetting;
+  /** The text box, for the window's "focus the composer" shortcut. */
+  inputRef?: RefObject<HTMLTextAreaElement | null>;
 }
 
-/** Keycode browsers report for keys an input method consumes (WebKit sends it for the Enter ending a composition). */
-const IME_KEY_CODE = 229;
 const MAX_INPUT_HEIGHT_PX = 220;
 
 export function Composer({
@@ -39,12 +44,15 @@ export function Composer({
   onQueue,
   onStop,
   blockedReason = null,
+  sendKey = "enter",
+  inputRef,
 }: ComposerProps) {
   const canSend = runAllowsSend && blockedReason === null;
   const strings = useStrings();
   const [draft, setDraft] = useState("");
   const composing = useRef(false);
-  const input = useRef<HTMLTextAreaElement>(null);
+  const ownInput = useRef<HTMLTextAreaElement>(null);
+  const input = inputRef ?? ownInput;
 
   // Grow with the text up to a limit (CSSOM height, which the CSP allows).
   useLayoutEffect(() => {
@@ -75,11 +83,24 @@ export function Composer({
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key !== "Enter" || event.shiftKey) return;
-    if (composing.current || event.nativeEvent.isComposing || event.keyCode === IME_KEY_CODE) return;
+    if (composing.current) return;
+    const action = composerKeyAction(
+      {
+        key: event.key,
+        ctrlKey: event.ctrlKey,
+        metaKey: event.metaKey,
+        altKey: event.altKey,
+        shiftKey: event.shiftKey,
+        isComposing: event.nativeEvent.isComposing,
+        keyCode: event.keyCode,
+      },
+      sendKey,
+      canQueue,
+    );
+    if (action === null) return;
     event.preventDefault();
-    if (canQueue) queue(event.altKey ? "follow_up" : "steer");
-    else submit();
+    if (action === "send") submit();
+    else queue(action === "followUp" ? "follow_up" : "steer");
   };
 
   const empty = draft.trim() === "";
@@ -90,7 +111,15 @@ export function Composer({
         className="composer-input"
         data-testid="composer-input"
         aria-label={strings.composerLabel}
-        placeholder={canQueue ? strings.composerPlaceholderRunning : strings.composerPlaceholder}
+        placeholder={
+          sendKey === "ctrlEnter"
+            ? canQueue
+              ? strings.composerPlaceholderRunningCtrlEnter
+              : strings.composerPlaceholderCtrlEnter
+            : canQueue
+              ? strings.composerPlaceholderRunning
+              : strings.composerPlaceholder
+        }
         rows={1}
         value={draft}
         onChange={(event) => setDraft(event.target.value)}

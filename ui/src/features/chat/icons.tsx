@@ -97,3 +97,10 @@ export const LoopIcon = () => (
     <path d="M21 13v1a4 4 0 0 1-4 4H3" />
   </Icon>
 );
+
+export const KeyboardIcon = () => (
+  <Icon>
+    <rect x="2" y="6" width="20" height="12" rx="2" />
+    <path d="M6 10h.01M10 10h.01M14 10h.01M18 10h.01M7 14h10" />
+  </Icon>
+);

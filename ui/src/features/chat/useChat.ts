@@ -31,6 +31,8 @@ import {
   type WindowAction,
   type WindowState,
 } from "../../state/window";
+import { listConversations, openConversation } from "../../ipc/conversations";
+import { adjacentConversationId } from "../sidebar/sidebar-model";
 import { envelopeInbox } from "./envelope-inbox";
 
 export interface ChatIntents {
@@ -40,6 +42,8 @@ export interface ChatIntents {
   startNewConversation: () => void;
   /** The sidebar opened a conversation: show it. */
   conversationOpened: (appState: AppState) => void;
+  /** Opens the conversation above (-1) or below (1) the shown one in the sidebar's order. */
+  openAdjacentConversation: (step: -1 | 1) => void;
   /** The shown conversation was deleted: show what get_state opens instead. */
   reloadAfterDelete: () => void;
   dismissBanner: () => void;
@@ -164,6 +168,19 @@ export function useChat(): [WindowState, ChatIntents] {
 
   const conversationOpened = useCallback((appState: AppState) => show(appState, "switch"), [show]);
 
+  const openAdjacentConversation = useCallback(
+    (step: -1 | 1) => {
+      const failed = (error: unknown) =>
+        dispatch({ type: "chat", conversationId, action: commandFailed("open_conversation", error) });
+      listConversations().then((list) => {
+        const target = adjacentConversationId(list.days, conversationId === "" ? list.activeId : conversationId, step);
+        if (target === null || target === conversationId) return;
+        openConversation(target).then((appState) => show(appState, "switch"), failed);
+      }, failed);
+    },
+    [conversationId, show],
+  );
+
   const reloadAfterDelete = useCallback(() => {
     getState().then(
       (appState) => show(appState, "switch"),
@@ -251,6 +268,7 @@ export function useChat(): [WindowState, ChatIntents] {
       retry,
       startNewConversation,
       conversationOpened,
+      openAdjacentConversation,
       reloadAfterDelete,
       dismissBanner,
       answerApproval,

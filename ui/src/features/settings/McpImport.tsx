@@ -1,7 +1,8 @@
 // Import from Claude Desktop and Cursor: every server their files name, each with the exact command line or URL
 // it would run and what is wrong with it; the chosen ones are copied into mcp.json disabled.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
+import { useFocusTrap } from "../../a11y/useFocusTrap";
 import { useStrings } from "../../i18n/I18n";
 import {
   mcpImportCandidates,
@@ -28,6 +29,9 @@ export function McpImport({ onImport, onCancel }: McpImportProps) {
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState<CommandError | null>(null);
   const [busy, setBusy] = useState(false);
+  const panel = useRef<HTMLDivElement>(null);
+  // The Import button is disabled while this is open, so it cannot keep the focus: it gets it back on closing.
+  useFocusTrap(panel, { returnFocus: () => document.querySelector<HTMLElement>('[data-testid="mcp-import"]') });
 
   useEffect(() => {
     let current = true;
@@ -66,8 +70,23 @@ export function McpImport({ onImport, onCancel }: McpImportProps) {
   };
 
   return (
-    <div className="mcp-import" data-testid="mcp-import-panel">
-      <h4>{strings.importTitle}</h4>
+    <div
+      className="mcp-import"
+      data-testid="mcp-import-panel"
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby="mcp-import-title"
+      tabIndex={-1}
+      ref={panel}
+      onKeyDown={(event) => {
+        // Esc closes this panel, not the settings around it.
+        if (event.key === "Escape" && !event.nativeEvent.isComposing) {
+          event.stopPropagation();
+          onCancel();
+        }
+      }}
+    >
+      <h4 id="mcp-import-title">{strings.importTitle}</h4>
       <p className="settings-note">{strings.importIntro}</p>
       {listing === null && error === null ? <p className="settings-note">{strings.importLoading}</p> : null}
       {listing?.files

@@ -1,8 +1,9 @@
 // One MCP server in "Tools & servers": its state (a restart shows its attempt), the exact command line or URL, a
 // failed one's reason and last output, its tools with the server's claims and a toggle each, its "always"
 // grants, and enable / restart / edit / remove (remove asks first).
-import { useState } from "react";
+import { useRef, useState } from "react";
 
+import { useFocusTrap } from "../../a11y/useFocusTrap";
 import { useStrings } from "../../i18n/I18n";
 import type { McpServerView } from "../../ipc/wire";
 import { stateLabel } from "./mcp-form";
@@ -25,12 +26,13 @@ interface McpServerCardProps {
 export function McpServerCard({ server, busy, actions }: McpServerCardProps) {
   const strings = useStrings().mcp;
   const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const card = useRef<HTMLLIElement>(null);
   const state = server.status.state;
   const enabled = state !== "disabled";
   const troubled = state === "failed" || state === "restarting";
 
   return (
-    <li className="mcp-server" data-testid="mcp-server" data-name={server.name} data-state={state}>
+    <li ref={card} className="mcp-server" data-testid="mcp-server" data-name={server.name} data-state={state}>
       <div className="mcp-server-head">
         <strong className="mcp-server-name">{server.name}</strong>
         <span className={`mcp-state ${state}`} data-testid="mcp-state">
@@ -115,26 +117,18 @@ export function McpServerCard({ server, busy, actions }: McpServerCardProps) {
         </ul>
       ) : null}
       {confirmingRemove ? (
-        <div className="mcp-confirm" role="alertdialog" aria-label={strings.removeQuestion(server.name)}>
-          <span>{strings.removeQuestion(server.name)}</span>
-          <div className="mcp-actions">
-            <button type="button" onClick={() => setConfirmingRemove(false)}>
-              {strings.cancel}
-            </button>
-            <button
-              type="button"
-              className="danger"
-              data-testid="mcp-remove-confirm"
-              disabled={busy}
-              onClick={() => {
-                setConfirmingRemove(false);
-                actions.remove();
-              }}
-            >
-              {strings.remove}
-            </button>
-          </div>
-        </div>
+        <RemoveConfirmation
+          question={strings.removeQuestion(server.name)}
+          cancelLabel={strings.cancel}
+          removeLabel={strings.remove}
+          busy={busy}
+          onCancel={() => setConfirmingRemove(false)}
+          onRemove={() => {
+            setConfirmingRemove(false);
+            actions.remove();
+          }}
+          returnFocus={() => card.current?.querySelector<HTMLElement>('[data-testid="mcp-remove"]') ?? null}
+        />
       ) : (
         <div className="mcp-actions">
           <button type="button" data-testid="mcp-restart" disabled={busy || !enabled} onClick={actions.restart}>
@@ -155,5 +149,49 @@ export function McpServerCard({ server, busy, actions }: McpServerCardProps) {
         </div>
       )}
     </li>
+  );
+}
+
+interface RemoveConfirmationProps {
+  question: string;
+  cancelLabel: string;
+  removeLabel: string;
+  busy: boolean;
+  onCancel: () => void;
+  onRemove: () => void;
+  /** The Remove button that opened it is replaced by it: focus goes to the new one when it closes. */
+  returnFocus: () => HTMLElement | null;
+}
+
+/** "Remove this server?": focus stays on its two answers until one is chosen (Esc is Cancel). */
+function RemoveConfirmation({ question, cancelLabel, removeLabel, busy, onCancel, onRemove, returnFocus }: RemoveConfirmationProps) {
+  const dialog = useRef<HTMLDivElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  useFocusTrap(dialog, { initialFocus: () => cancel.current, returnFocus });
+  return (
+    <div
+      className="mcp-confirm"
+      role="alertdialog"
+      aria-modal="true"
+      aria-label={question}
+      ref={dialog}
+      tabIndex={-1}
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && !event.nativeEvent.isComposing) {
+          event.stopPropagation();
+          onCancel();
+        }
+      }}
+    >
+      <span>{question}</span>
+      <div className="mcp-actions">
+        <button type="button" ref={cancel} onClick={onCancel}>
+          {cancelLabel}
+        </button>
+        <button type="button" className="danger" data-testid="mcp-remove-confirm" disabled={busy} onClick={onRemove}>
+          {removeLabel}
+        </button>
+      </div>
+    </div>
   );
 }

@@ -38,6 +38,8 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     systemPrompt: "",
     language: "auto",
     systemLanguage: "en",
+    theme: "system",
+    sendKey: "enter",
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,

@@ -1,10 +1,12 @@
-// Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language;
+// Settings: provider preset, base URL, model, thinking level, API key (write-only), system prompt, language,
+// theme and send key;
 // below them the MCP servers ("Tools & servers"), the approvals (built-in tools asking, conversation grants) and
 // the About section (version, log folder).
 // The key field is never filled from the backend: it only says whether a key is stored for the provider the form
 // shows, and a key saved goes to that provider, saved or not. Test connection reaches the form's provider.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
+import { useFocusTrap } from "../../a11y/useFocusTrap";
 import { useStrings } from "../../i18n/I18n";
 import {
   acceptKeyFileFallback,
@@ -15,7 +17,14 @@ import {
   toCommandError,
 } from "../../ipc/backend";
 import { testConnection, type ConnectionReport } from "../../ipc/models";
-import type { CommandError, LanguageSetting, SettingsInput, SettingsView } from "../../ipc/wire";
+import type {
+  CommandError,
+  LanguageSetting,
+  SendKeySetting,
+  SettingsInput,
+  SettingsView,
+  ThemeSetting,
+} from "../../ipc/wire";
 import { CloseIcon } from "../chat/icons";
 import { AboutSection } from "./AboutSection";
 import { ApprovalSection } from "./ApprovalSection";
@@ -34,6 +43,8 @@ interface SettingsPanelProps {
 
 const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
 const LANGUAGES: LanguageSetting[] = ["auto", "en", "zh"];
+const THEMES: ThemeSetting[] = ["system", "light", "dark"];
+const SEND_KEYS: SendKeySetting[] = ["enter", "ctrlEnter"];
 
 export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps) {
   const strings = useStrings();
@@ -46,6 +57,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
   const [report, setReport] = useState<ConnectionReport | null>(null);
   const [testing, setTesting] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
+  useFocusTrap(panel);
 
   useEffect(() => {
     let current = true;
@@ -65,7 +77,6 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
   }, []);
 
   useEffect(() => {
-    panel.current?.focus();
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key === "Escape" && !event.isComposing) onClose();
     };
@@ -294,20 +305,51 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 onChange={(event) => update({ systemPrompt: event.target.value })}
               />
             </label>
-            <label className="field">
-              <span>{strings.language}</span>
-              <select
-                data-testid="settings-language"
-                value={form.language}
-                onChange={(event) => update({ language: event.target.value as LanguageSetting })}
-              >
-                {LANGUAGES.map((language) => (
-                  <option key={language} value={language}>
-                    {strings.languageNames[language]}
-                  </option>
-                ))}
-              </select>
-            </label>
+            {/* One row, so the sections below keep their place. */}
+            <div className="field-row">
+              <label className="field">
+                <span>{strings.language}</span>
+                <select
+                  data-testid="settings-language"
+                  value={form.language}
+                  onChange={(event) => update({ language: event.target.value as LanguageSetting })}
+                >
+                  {LANGUAGES.map((language) => (
+                    <option key={language} value={language}>
+                      {strings.languageNames[language]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label className="field">
+                <span>{strings.theme}</span>
+                <select
+                  data-testid="settings-theme"
+                  value={form.theme}
+                  onChange={(event) => update({ theme: event.target.value as ThemeSetting })}
+                >
+                  {THEMES.map((theme) => (
+                    <option key={theme} value={theme}>
+                      {strings.themeNames[theme]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label className="field">
+                <span>{strings.sendKey}</span>
+                <select
+                  data-testid="settings-send-key"
+                  value={form.sendKey}
+                  onChange={(event) => update({ sendKey: event.target.value as SendKeySetting })}
+                >
+                  {SEND_KEYS.map((key) => (
+                    <option key={key} value={key}>
+                      {strings.sendKeyNames[key]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
             <div className="settings-actions">
               <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
               <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>

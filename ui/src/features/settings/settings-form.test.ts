@@ -12,6 +12,8 @@ const view: SettingsView = {
   systemPrompt: "Be brief.",
   language: "auto",
   systemLanguage: "en",
+  theme: "dark",
+  sendKey: "ctrlEnter",
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -37,6 +39,8 @@ describe("settings form", () => {
       thinkingLevel: "off",
       systemPrompt: "Be brief.",
       language: "auto",
+      theme: "dark",
+      sendKey: "ctrlEnter",
     });
   });
 
@@ -49,6 +53,8 @@ describe("settings form", () => {
       thinkingLevel: "off",
       systemPrompt: "Be brief.",
       language: "auto",
+      theme: "dark",
+      sendKey: "ctrlEnter",
     });
   });
 });

@@ -11,6 +11,8 @@ export function settingsInput(view: SettingsView): SettingsInput {
     thinkingLevel: view.thinkingLevel,
     systemPrompt: view.systemPrompt,
     language: view.language,
+    theme: view.theme,
+    sendKey: view.sendKey,
   };
 }
 

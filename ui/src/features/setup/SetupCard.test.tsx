@@ -37,6 +37,8 @@ const nothingConfigured: SettingsView = {
   systemPrompt: "",
   language: "auto",
   systemLanguage: "en",
+  theme: "system",
+  sendKey: "enter",
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

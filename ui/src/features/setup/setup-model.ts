@@ -49,6 +49,8 @@ export function settingsToSave(view: SettingsView, form: SetupForm): SettingsInp
     thinkingLevel: view.thinkingLevel,
     systemPrompt: view.systemPrompt,
     language: view.language,
+    theme: view.theme,
+    sendKey: view.sendKey,
   };
 }
 

@@ -53,6 +53,8 @@ export interface SidebarProps {
   onActiveConversationDeleted: () => void;
   /** Disables the New button (for example while the chat cannot start one). */
   newConversationDisabled?: boolean;
+  /** Each new value (above 0) puts the focus into the search box (the window's search shortcut). */
+  focusSearchToken?: number;
 }
 
 type Toast =
@@ -68,6 +70,12 @@ export function Sidebar(props: SidebarProps) {
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [toast, setToast] = useState<Toast | null>(null);
   const mounted = useRef(true);
+  const searchInput = useRef<HTMLInputElement>(null);
+  const { focusSearchToken = 0 } = props;
+
+  useEffect(() => {
+    if (focusSearchToken > 0) searchInput.current?.focus();
+  }, [focusSearchToken]);
 
   useEffect(() => {
     mounted.current = true;
@@ -193,6 +201,7 @@ export function Sidebar(props: SidebarProps) {
         </button>
         <div className="sidebar-search">
           <input
+            ref={searchInput}
             type="search"
             data-testid="conversation-search"
             aria-label={strings.searchLabel}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { conversationTitle, dayLabel, localDay, previousDay, searchQuery, undoDelayMs } from "./sidebar-model";
+import { adjacentConversationId, conversationTitle, dayLabel, localDay, previousDay, searchQuery, undoDelayMs } from "./sidebar-model";
 import { SIDEBAR_STRINGS } from "./sidebar-strings";
 
 const en = SIDEBAR_STRINGS.en;
@@ -39,5 +39,27 @@ describe("titles, search and undo", () => {
   it("keeps the undo toast until the window closes, never a negative delay", () => {
     expect(undoDelayMs(10_000, 4_000)).toBe(6_000);
     expect(undoDelayMs(10_000, 12_000)).toBe(0);
+  });
+});
+
+describe("the previous and next conversation", () => {
+  const summary = (id: string) => ({ id, title: id, model: "m", createdAt: 0, updatedAt: 0 });
+  const days = [
+    { day: "2026-12-01", conversations: [summary("a"), summary("b")] },
+    { day: "2026-11-30", conversations: [summary("c")] },
+  ];
+
+  it("follow the list across days and stop at its ends", () => {
+    expect(adjacentConversationId(days, "a", 1)).toBe("b");
+    expect(adjacentConversationId(days, "b", 1)).toBe("c");
+    expect(adjacentConversationId(days, "c", -1)).toBe("b");
+    expect(adjacentConversationId(days, "c", 1)).toBeNull();
+    expect(adjacentConversationId(days, "a", -1)).toBeNull();
+  });
+
+  it("start at an end when the shown conversation is not in the list, and find nothing in an empty list", () => {
+    expect(adjacentConversationId(days, "new", 1)).toBe("a");
+    expect(adjacentConversationId(days, null, -1)).toBe("c");
+    expect(adjacentConversationId([], "a", 1)).toBeNull();
   });
 });

@@ -51,3 +51,14 @@ export function searchQuery(text: string): string | null {
   const query = text.trim();
   return query === "" ? null : query;
 }
+
+/**
+ * The conversation `step` places from `activeId` in list order (-1 the one above, 1 the one below), or null at
+ * either end or when the list is empty. Without an active one in the list, the first (or last) is next.
+ */
+export function adjacentConversationId(days: readonly DayGroup[], activeId: string | null, step: -1 | 1): string | null {
+  const ids = allConversations(days).map((conversation) => conversation.id);
+  const index = activeId === null ? -1 : ids.indexOf(activeId);
+  if (index === -1) return (step === 1 ? ids[0] : ids[ids.length - 1]) ?? null;
+  return ids[index + step] ?? null;
+}

@@ -7,4 +7,12 @@ export type SettingsInput = { preset: string, api: string, baseUrl: string, mode
 /**
  * `auto`, `en` or `zh`.
  */
-language: "auto" | "en" | "zh", };
+language: "auto" | "en" | "zh", 
+/**
+ * `system`, `light` or `dark` (absent: `system`).
+ */
+theme: "system" | "light" | "dark", 
+/**
+ * `enter` or `ctrlEnter` (absent: `enter`).
+ */
+sendKey: "enter" | "ctrlEnter", };

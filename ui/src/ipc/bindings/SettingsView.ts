@@ -18,4 +18,12 @@ systemLanguage: "en" | "zh", preset: string, api: string, baseUrl: string, model
 /**
  * `auto`, `en` or `zh`.
  */
-language: "auto" | "en" | "zh", };
+language: "auto" | "en" | "zh", 
+/**
+ * `system`, `light` or `dark` (absent: `system`).
+ */
+theme: "system" | "light" | "dark", 
+/**
+ * `enter` or `ctrlEnter` (absent: `enter`).
+ */
+sendKey: "enter" | "ctrlEnter", };

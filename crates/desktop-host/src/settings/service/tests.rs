@@ -73,6 +73,8 @@ fn openai_input() -> SettingsInput {
         thinking_level: "low".to_owned(),
         system_prompt: String::new(),
         language: "zh".to_owned(),
+        theme: "dark".to_owned(),
+        send_key: "ctrlEnter".to_owned(),
     }
 }
 
@@ -86,6 +88,8 @@ fn a_fresh_config_folder_shows_no_preset_no_key_and_every_preset() {
     assert_eq!(view.settings.preset, "");
     assert_eq!(view.settings.thinking_level, "off");
     assert_eq!(view.settings.language, "auto");
+    assert_eq!(view.settings.theme, "system");
+    assert_eq!(view.settings.send_key, "enter");
     assert!(!view.api_key_set);
     let ids: Vec<&str> = view.presets.iter().map(|preset| preset.id).collect();
     assert_eq!(
@@ -124,6 +128,8 @@ fn saved_settings_come_back_with_the_preset_defaults_and_keep_unknown_keys() {
     assert_eq!(view.settings.model, "gpt-4.1");
     assert_eq!(view.settings.thinking_level, "low");
     assert_eq!(view.settings.language, "zh");
+    assert_eq!(view.settings.theme, "dark");
+    assert_eq!(view.settings.send_key, "ctrlEnter");
     let stored = std::fs::read_to_string(config.path().join("settings.json")).unwrap();
     assert!(stored.contains("windowWidth"), "{stored}");
 }
@@ -141,6 +147,14 @@ fn an_unknown_preset_or_level_is_refused_as_invalid() {
         thinking_level: "extreme".to_owned(),
         ..openai_input()
     };
+    let bad_theme = SettingsInput {
+        theme: "sepia".to_owned(),
+        ..openai_input()
+    };
+    let bad_send_key = SettingsInput {
+        send_key: "space".to_owned(),
+        ..openai_input()
+    };
 
     assert_eq!(
         service.save(&bad_preset).unwrap_err().kind,
@@ -148,6 +162,16 @@ fn an_unknown_preset_or_level_is_refused_as_invalid() {
     );
     assert_eq!(
         service.save(&bad_level).unwrap_err().kind,
+        SettingsFailure::Invalid
+    );
+    let theme_error = service.save(&bad_theme).unwrap_err();
+    assert_eq!(theme_error.kind, SettingsFailure::Invalid);
+    assert_eq!(
+        theme_error.message,
+        "Unknown theme \"sepia\": use system, light or dark."
+    );
+    assert_eq!(
+        service.save(&bad_send_key).unwrap_err().kind,
         SettingsFailure::Invalid
     );
     assert!(!config.path().join("settings.json").exists());
@@ -391,4 +415,50 @@ fn a_proxy_password_is_refused_rather_than_written_in_plain_text_without_a_key_s
     assert_eq!(error.kind, SettingsFailure::Keychain);
     assert!(!error.message.contains("hunter2"), "{}", error.message);
     assert!(!folder.path().join("settings.json").exists());
+}
+
+#[test]
+fn the_default_theme_and_send_key_are_stored_as_absent_keys() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    service.save(&openai_input()).unwrap();
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(config.path().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stored["theme"], "dark");
+    assert_eq!(stored["sendKey"], "ctrlEnter");
+
+    let view = service
+        .save(&SettingsInput {
+            theme: "system".to_owned(),
+            send_key: "enter".to_owned(),
+            ..openai_input()
+        })
+        .unwrap();
+
+    assert_eq!(view.settings.theme, "system");
+    assert_eq!(view.settings.send_key, "enter");
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(config.path().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stored.get("theme"), None);
+    assert_eq!(stored.get("sendKey"), None);
+}
+
+#[test]
+fn an_input_without_theme_or_send_key_takes_the_defaults() {
+    let input: SettingsInput = serde_json::from_value(serde_json::json!({
+        "preset": "openai", "api": "", "baseUrl": "", "model": "", "thinkingLevel": "",
+        "systemPrompt": "", "language": "en"
+    }))
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+
+    let view = service.save(&input).unwrap();
+
+    assert_eq!(view.settings.theme, "system");
+    assert_eq!(view.settings.send_key, "enter");
 }

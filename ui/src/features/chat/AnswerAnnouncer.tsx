@@ -1,0 +1,42 @@
+// A visually hidden polite live region: it receives an answer's finished text once, when its run ends (see
+// answer-announcement.ts), so a screen reader reads the answer instead of every streamed piece of it. The text is
+// the answer as shown (its rendered Markdown's text, read from the page, which has all of it by then), not the
+// Markdown source with its asterisks and hashes.
+import { useEffect, useRef, useState } from "react";
+
+import type { ChatState } from "../../state/chat";
+import { NO_WATCH, watchAnswers, type FinishedAnswer } from "./answer-announcement";
+
+interface AnswerAnnouncerProps {
+  state: ChatState;
+  /** The answer's text is on screen (the region never runs ahead of it). */
+  caughtUp: boolean;
+}
+
+export function AnswerAnnouncer({ state, caughtUp }: AnswerAnnouncerProps) {
+  const watch = useRef(NO_WATCH);
+  const [announced, setAnnounced] = useState("");
+
+  useEffect(() => {
+    const next = watchAnswers(watch.current, state, caughtUp);
+    watch.current = next.watch;
+    if (next.announce !== null) setAnnounced(shownText(next.announce));
+  }, [state, caughtUp]);
+
+  return (
+    <div className="visually-hidden" aria-live="polite" data-testid="answer-announcer">
+      {announced}
+    </div>
+  );
+}
+
+function shownText(answer: FinishedAnswer): string {
+  const message = document.querySelector(`[data-testid="message-assistant"][data-item-id="${CSS.escape(answer.itemId)}"]`);
+  const parts = message === null ? [] : [...message.querySelectorAll('[data-testid="assistant-text"]')];
+  const text = parts
+    .map((part) => part.textContent ?? "")
+    .join("\n")
+    .trim();
+  // Not on screen (a replay shows another view): the source is still better than silence.
+  return text === "" ? answer.source : text;
+}

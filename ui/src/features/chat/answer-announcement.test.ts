@@ -1,0 +1,63 @@
+// What the live region announces: an answer's finished text once, when its run is over and the text is on
+// screen; nothing for deltas, for a tool call without text, or for an answer loaded by switching conversations.
+import { describe, expect, it } from "vitest";
+
+import type { AssistantItem, ChatState, TranscriptItem } from "../../state/chat";
+import { NO_WATCH, watchAnswers, type AnswerWatch } from "./answer-announcement";
+
+type Watched = Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId">;
+
+const assistant = (id: string, text: string, status: AssistantItem["status"] = "done"): AssistantItem => ({
+  kind: "assistant",
+  id,
+  blocks: text === "" ? [] : [{ type: "text", text, done: status !== "streaming" }],
+  status,
+  retried: false,
+});
+const user = (id: string, text: string): TranscriptItem => ({ kind: "user", id, text, imageCount: 0, delivery: "sent" });
+
+/** Feeds the states in order and collects what was announced. */
+function announcements(states: readonly [Watched, boolean][], start: AnswerWatch = NO_WATCH): string[] {
+  let watch = start;
+  const said: string[] = [];
+  for (const [state, caughtUp] of states) {
+    const next = watchAnswers(watch, state, caughtUp);
+    watch = next.watch;
+    if (next.announce !== null) said.push(`${next.announce.itemId}: ${next.announce.source}`);
+  }
+  return said;
+}
+
+describe("announcing finished answers", () => {
+  it("announces the final text once, after the run is idle and the text is on screen", () => {
+    const question = user("u1", "Which PDFs?");
+    const said = announcements([
+      [{ conversationId: "a", runStatus: "running", streamingAssistantId: "a1", transcript: [question, assistant("a1", "Two", "streaming")] }, true],
+      [{ conversationId: "a", runStatus: "running", streamingAssistantId: "a1", transcript: [question, assistant("a1", "Two PDFs", "streaming")] }, true],
+      [{ conversationId: "a", runStatus: "settling", streamingAssistantId: null, transcript: [question, assistant("a1", "Two PDFs: a and b.")] }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a1", "Two PDFs: a and b.")] }, false],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a1", "Two PDFs: a and b.")] }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a1", "Two PDFs: a and b.")] }, true],
+    ]);
+    expect(said).toEqual(["a1: Two PDFs: a and b."]);
+  });
+
+  it("announces the answer after the tool calls, not the tool call's empty message", () => {
+    const said = announcements([
+      [{ conversationId: "a", runStatus: "running", streamingAssistantId: "a1", transcript: [assistant("a1", "", "streaming")] }, true],
+      [{ conversationId: "a", runStatus: "running", streamingAssistantId: "a2", transcript: [assistant("a1", ""), assistant("a2", "Done", "streaming")] }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", ""), assistant("a2", "Done.")] }, true],
+    ]);
+    expect(said).toEqual(["a2: Done."]);
+  });
+
+  it("says nothing for an answer shown by opening or switching to a conversation", () => {
+    const watching: AnswerWatch = { conversationId: "a", streamed: ["a1"] };
+    const said = announcements(
+      [[{ conversationId: "b", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", "Old answer of b")] }, true]],
+      watching,
+    );
+    expect(said).toEqual([]);
+    expect(announcements([[{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", "Loaded")] }, true]])).toEqual([]);
+  });
+});
