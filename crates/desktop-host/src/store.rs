@@ -23,6 +23,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
+//! use desktop_host::language::Language;
 //! use desktop_host::store::{ConversationRecorder, DayZone, ExportFormat, ManualClock, Store, group_by_day};
 //! use serde_json::json;
 //!
@@ -39,7 +40,7 @@
 //! assert_eq!(days[0].conversations[0].title.as_deref(), Some("Was liegt in Downloads? 下载里有什么"));
 //! let hits = store.search("下载", 20)?;
 //! assert_eq!(hits[0].snippet.iter().filter(|part| part.highlighted).count(), 1);
-//! let markdown = store.export_conversation(&conversation.id, ExportFormat::Markdown)?;
+//! let markdown = store.export_conversation(&conversation.id, ExportFormat::Markdown, Language::En)?;
 //! assert!(markdown.starts_with("# Was liegt in Downloads?"));
 //! let messages: Vec<pi_agent::AgentMessage> = store.load_transcript(&conversation.id)?.agent_messages()?;
 //! assert_eq!(messages.len(), 1);
