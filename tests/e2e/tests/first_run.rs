@@ -163,13 +163,17 @@ async fn a_first_run_finds_the_local_ollama_and_the_chosen_model_answers_the_que
         .select_by_value("qwen3:8b")
         .await
         .unwrap();
-    app.wait_for_text("status-model", "qwen3:8b").await.unwrap();
+    // The status line names the model the last answer came from, and the one the next turn goes to.
+    app.wait_for_text("status-model", "llama3.2 (next turn: qwen3:8b)")
+        .await
+        .unwrap();
     app.send_prompt("And now?").await.unwrap();
     app.wait_for_xpath(
         r#"(//*[@data-testid="message-assistant" and @data-state="done"])[2]//*[@data-testid="assistant-text" and contains(., "Your Downloads folder is empty.")]"#,
     )
     .await
     .unwrap();
+    app.wait_for_text("status-model", "qwen3:8b").await.unwrap();
     let requests = chat_requests(&server);
     assert_eq!(requests.len(), 2, "two chat requests");
     assert_eq!(requests[0]["model"], "llama3.2");

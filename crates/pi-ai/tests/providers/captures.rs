@@ -101,8 +101,8 @@ fn every_capture_is_cited_and_every_cited_capture_is_there() {
         assert!(!entry.provider.is_empty(), "{}: no provider", entry.id());
         assert_eq!(
             entry.obtained,
-            "read_file",
-            "{}: a capture is taken from the stored text of its source file",
+            "cited_file",
+            "{}: a capture is the verbatim text of its cited file",
             entry.id()
         );
     }

@@ -3,8 +3,8 @@
 
     python3 import_captures.py SOURCES_DIR
 
-SOURCES_DIR holds one `<name>.json` per capture: `{"repo", "path", "commit", "text"}`, the stored text of the
-cited file at the cited commit as the search index's `read_file` gives it. Its repository, path and commit must
+SOURCES_DIR holds one `<name>.json` per capture: `{"repo", "path", "commit", "text"}`, the text of the
+cited file at the cited commit. Its repository, path and commit must
 be the manifest's. Standard library only, plus PyYAML for the `vcr-yaml` framing.
 
 Source framings (the manifest's `framing`):
