@@ -206,6 +206,13 @@ async fn a_stopped_run_reads_aborted_and_the_run_in_progress_has_no_exit() {
 
     let run = conversation.session.start_prompt("wait").await.unwrap();
     gate.notified().await;
+    // The recording sink passes each envelope on to the windows after keeping it: once the window has the
+    // answer's start, the live log has the run.
+    log.wait_for(|envelope| {
+        envelope["event"]["type"] == "message_start"
+            && envelope["event"]["message"]["role"] == "assistant"
+    })
+    .await;
     let live = inspect(&service, &conversation.id).await;
     assert_eq!(live.runs.len(), 1);
     assert_eq!(

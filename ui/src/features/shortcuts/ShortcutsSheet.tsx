@@ -58,46 +58,55 @@ export function ShortcutsSheet({ sendKey, onClose }: ShortcutsSheetProps) {
             <CloseIcon />
           </button>
         </div>
-        <table className="shortcuts-table">
-          <caption>{strings.shortcuts.window}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{strings.shortcuts.keys}</th>
-              <th scope="col">{strings.shortcuts.action}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {WINDOW_SHORTCUTS.map((shortcut) => (
-              <tr key={shortcut.action} data-testid="shortcut-row" data-action={shortcut.action}>
-                <td>
-                  <kbd>{comboLabel(shortcut.keys)}</kbd>
-                </td>
-                <td>{strings.shortcuts.actions[shortcut.action]}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <table className="shortcuts-table">
-          <caption>{strings.shortcuts.composer}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{strings.shortcuts.keys}</th>
-              <th scope="col">{strings.shortcuts.action}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {COMPOSER_ACTIONS.map((action) => (
-              <tr key={action} data-testid="shortcut-row" data-action={action}>
-                <td>
-                  <kbd>{comboLabel(keys[action])}</kbd>
-                </td>
-                <td>{strings.shortcuts.composerActions[action]}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ShortcutTable
+          caption={strings.shortcuts.window}
+          rows={WINDOW_SHORTCUTS.map((shortcut) => ({
+            action: shortcut.action,
+            keys: comboLabel(shortcut.keys),
+            label: strings.shortcuts.actions[shortcut.action],
+          }))}
+        />
+        <ShortcutTable
+          caption={strings.shortcuts.composer}
+          rows={COMPOSER_ACTIONS.map((action) => ({
+            action,
+            keys: comboLabel(keys[action]),
+            label: strings.shortcuts.composerActions[action],
+          }))}
+        />
         <p className="settings-note">{strings.shortcuts.imeNote}</p>
       </div>
     </div>
+  );
+}
+
+interface ShortcutRow {
+  action: string;
+  keys: string;
+  label: string;
+}
+
+function ShortcutTable({ caption, rows }: { caption: string; rows: readonly ShortcutRow[] }) {
+  const strings = useStrings();
+  return (
+    <table className="shortcuts-table">
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{strings.shortcuts.keys}</th>
+          <th scope="col">{strings.shortcuts.action}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.action} data-testid="shortcut-row" data-action={row.action}>
+            <td>
+              <kbd>{row.keys}</kbd>
+            </td>
+            <td>{row.label}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
