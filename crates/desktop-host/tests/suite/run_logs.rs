@@ -133,6 +133,8 @@ async fn a_finished_run_is_read_as_its_turns_kept_and_back_after_a_restart() {
     // A second run: the replay of it starts from the two messages of the first run's prompt and answer…
     conversation.session.prompt("And again?").await.unwrap();
     log.wait_for_idle().await;
+    // A reader waits for the log being kept (it is written on a blocking thread after the idle).
+    assert_eq!(inspect(&service, &conversation.id).await.runs.len(), 2);
     drop(conversation);
     drop(service);
 
