@@ -26,14 +26,14 @@ import type {
   ThemeSetting,
 } from "../../ipc/wire";
 import { CloseIcon } from "../chat/icons";
+import { ConnectionReportLine } from "../setup/ConnectionReportLine";
 import { AboutSection } from "./AboutSection";
 import { ApprovalSection } from "./ApprovalSection";
 import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
 import { QueueSection } from "./QueueSection";
 import { applyPreset, keySection, keyStoredFor, settingsInput } from "./settings-form";
-import { ErrorText, WordedErrorText } from "../../i18n/ErrorText";
-import { problemText } from "../../i18n/error-text";
+import { ErrorText } from "../../i18n/ErrorText";
 
 interface SettingsPanelProps {
   initial: SettingsView | null;
@@ -280,22 +280,7 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
               <button type="button" data-testid="test-connection" disabled={testing} onClick={test}>
                 {testing ? strings.setup.testing : strings.setup.testConnection}
               </button>
-              {report !== null ? (
-                <span
-                  className={report.ok ? "setup-report ok" : "setup-report failed"}
-                  data-testid="connection-report"
-                  data-ok={report.ok ? "true" : "false"}
-                  role="status"
-                >
-                  {report.ok && report.models.length > 0
-                    ? strings.setup.connected(report.models.length, report.elapsedMs)
-                    : report.ok
-                      ? strings.setup.noModelList
-                      : report.problem !== undefined && report.problem !== null ? (
-                    <WordedErrorText worded={problemText(strings, report.problem)} />
-                  ) : null}
-                </span>
-              ) : null}
+              {report !== null ? <ConnectionReportLine report={report} /> : null}
             </div>
             <label className="field">
               <span>{strings.systemPrompt}</span>

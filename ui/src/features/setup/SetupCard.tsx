@@ -7,9 +7,9 @@ import { getSettings, saveSettings, setApiKey, toCommandError } from "../../ipc/
 import { detectLocalServers, testConnection, type ConnectionReport, type LocalServer, type ModelEntry } from "../../ipc/models";
 import type { CommandError, SettingsView } from "../../ipc/wire";
 import { canFinish, choosePreset, initialForm, pickModel, settingsToSave, testInput, type SetupForm } from "./setup-model";
+import { ConnectionReportLine } from "./ConnectionReportLine";
 import "./setup.css";
-import { ErrorText, WordedErrorText } from "../../i18n/ErrorText";
-import { problemText } from "../../i18n/error-text";
+import { ErrorText } from "../../i18n/ErrorText";
 
 interface SetupCardProps {
   /** The settings were saved and name a provider and a model. */
@@ -172,22 +172,7 @@ export function SetupCard({ onConfigured }: SetupCardProps) {
             <button type="button" data-testid="test-connection" disabled={testing} onClick={test}>
               {testing ? strings.setup.testing : strings.setup.testConnection}
             </button>
-            {report !== null ? (
-              <span
-                className={report.ok ? "setup-report ok" : "setup-report failed"}
-                data-testid="connection-report"
-                data-ok={report.ok ? "true" : "false"}
-                role="status"
-              >
-                {report.ok && report.models.length > 0
-                  ? strings.setup.connected(report.models.length, report.elapsedMs)
-                  : noList
-                    ? strings.setup.noModelList
-                    : report.problem !== undefined && report.problem !== null ? (
-                    <WordedErrorText worded={problemText(strings, report.problem)} />
-                  ) : null}
-              </span>
-            ) : null}
+            {report !== null ? <ConnectionReportLine report={report} /> : null}
           </div>
           {models.length > 0 ? (
             <label className="field">
