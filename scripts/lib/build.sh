@@ -31,15 +31,19 @@ build_app_for_e2e() {
   export APP_BINARY
 }
 
-# Builds the UI and the app like the end-to-end layer, then runs the e2e crate's example $1 (a benchmark)
-# under Xvfb with the remaining arguments.
+# Builds the UI and the app like the end-to-end layer (the same cargo selection, so the same compiled
+# dependencies), then runs the e2e crate's example $1 (a benchmark) under Xvfb with the remaining arguments.
+# With PI_DESKTOP_APP set, that binary is measured instead of the one built here.
 run_app_example() {
   local example="$1"
   shift
   build_ui
-  build_app
-  step "bench: cargo run -p pi-desktop-e2e --features e2e --example $example -- $*"
+  step "build: pi-desktop with the UI embedded, and the benchmark (cargo build ${E2E_CARGO_ARGS[*]} --bins --example $example)"
+  (cd "$REPO_ROOT" && cargo build "${E2E_CARGO_ARGS[@]}" --bins --example "$example")
+  local target
+  target="$(cargo_target_dir)"
+  step "bench: $example $*"
   cd "$REPO_ROOT"
-  PI_DESKTOP_APP="$APP_BINARY" xvfb-run -a -s "-screen 0 1280x800x24" \
-    cargo run -q -p pi-desktop-e2e --features e2e --example "$example" -- "$@"
+  PI_DESKTOP_APP="${PI_DESKTOP_APP:-$target/debug/pi-desktop}" xvfb-run -a -s "-screen 0 1280x800x24" \
+    "$target/debug/examples/$example" "$@"
 }

@@ -21,9 +21,11 @@ const CATCH_UP_COMMIT_MS = 100;
 
 interface MarkdownViewProps {
   text: string;
+  /** The text only ever grows (a block still streaming): each new text is the previous one plus more. */
+  growing?: boolean;
 }
 
-export function MarkdownView({ text }: MarkdownViewProps) {
+export function MarkdownView({ text, growing = false }: MarkdownViewProps) {
   const backlog = useContext(RenderBacklogContext);
   const strings = useStrings();
   const root = useRef<HTMLDivElement>(null);
@@ -51,6 +53,7 @@ export function MarkdownView({ text }: MarkdownViewProps) {
     created.render(latestText.current);
     return () => {
       created.close();
+      dom.dispose();
       renderer.current = null;
       element.replaceChildren();
       backlog?.set(self.current, false);
@@ -61,8 +64,8 @@ export function MarkdownView({ text }: MarkdownViewProps) {
     if (text === latestText.current) return;
     latestText.current = text;
     backlog?.set(self.current, true);
-    renderer.current?.render(text);
-  }, [text, backlog]);
+    renderer.current?.render(text, growing);
+  }, [text, growing, backlog]);
 
   return (
     <div

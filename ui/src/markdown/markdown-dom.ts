@@ -1,6 +1,7 @@
 // Keeps an element in step with a growing Markdown text, on the DOM directly: finished blocks are appended
 // once, in pages of PAGE_SIZE (a page's element lets the browser skip its layout and paint while it is off
-// screen), and only the unfinished tail is replaced. A long answer's thousands of blocks never pass through
+// screen, and ./page-parking takes the blocks of far pages out of a very long answer's DOM), and only the
+// unfinished tail is replaced. A long answer's thousands of blocks never pass through
 // React's reconciliation, and each block's HTML is parsed once, by the sanitiser.
 //
 // Two steps, so a caller can spread the work: `stage` sanitises what the renderer finished into detached
@@ -12,6 +13,7 @@
 import { drawDiagrams } from "./diagrams";
 import { STYLE_ATTRIBUTE, applyInlineStyles } from "./inline-style";
 import type { RenderedPart } from "./markdown-parts";
+import { PageParking } from "./page-parking";
 import { PAGE_SIZE } from "./render";
 import { sanitizeBlockElements } from "./sanitize";
 
@@ -20,18 +22,30 @@ export class MarkdownDom {
   /** Finished blocks in the DOM. */
   private shownBlocks = 0;
   private staged: Element[] = [];
+  private stagedHtml: string[] = [];
   /** The tail's HTML as last staged, and its elements when they are not in the DOM yet. */
   private tailHtml: readonly string[] = [];
   private stagedTail: Element[] | null = null;
   private tailElements: Element[] = [];
   private epoch = -1;
 
-  constructor(private readonly root: HTMLElement) {}
+  private readonly parking: PageParking;
+
+  /** `liveBlocks`: see ./page-parking (tests give a small one). */
+  constructor(
+    private readonly root: HTMLElement,
+    liveBlocks?: number,
+  ) {
+    this.parking = new PageParking(blockElements, root, liveBlocks);
+  }
 
   /** Sanitises the part's new blocks and its tail for the next commit. */
   stage(part: RenderedPart): void {
     if (part.epoch !== this.epoch) this.clear(part.epoch);
-    if (part.added.length > 0) this.staged.push(...blockElements(part.added));
+    if (part.added.length > 0) {
+      this.staged.push(...blockElements(part.added));
+      this.stagedHtml.push(...part.added);
+    }
     if (!sameBlocks(part.tail, this.tailHtml)) {
       this.tailHtml = part.tail;
       this.stagedTail = blockElements(part.tail);
@@ -46,16 +60,24 @@ export class MarkdownDom {
       const room = (page + 1) * PAGE_SIZE - this.shownBlocks;
       const batch = this.staged.slice(next, next + room);
       this.page(page).append(...batch);
+      this.parking.grew(page, this.stagedHtml.slice(next, next + room));
       this.shownBlocks += batch.length;
       next += batch.length;
     }
     this.staged = [];
+    this.stagedHtml = [];
     if (this.stagedTail !== null) {
       for (const element of this.tailElements) element.remove();
       this.root.append(...this.stagedTail);
       this.tailElements = this.stagedTail;
       this.stagedTail = null;
     }
+    this.parking.enforce();
+  }
+
+  /** Stops following the viewport; the view is going away. */
+  dispose(): void {
+    this.parking.dispose();
   }
 
   /** The element of page `index`, created after the pages before it (so before the tail). */
@@ -67,6 +89,7 @@ export class MarkdownDom {
     const previous = this.pageElements[index - 1];
     this.root.insertBefore(element, previous === undefined ? this.root.firstChild : previous.nextSibling);
     this.pageElements[index] = element;
+    this.parking.track(element);
     return element;
   }
 
@@ -75,6 +98,8 @@ export class MarkdownDom {
     this.pageElements.length = 0;
     this.shownBlocks = 0;
     this.staged = [];
+    this.stagedHtml = [];
+    this.parking.clear();
     this.tailHtml = [];
     this.stagedTail = null;
     this.tailElements = [];

@@ -8,10 +8,21 @@ import type { FromRenderWorker, ToRenderWorker } from "./render-protocol";
 const INLINE_SLICE_MS = 8;
 
 export interface MarkdownRenderer {
-  /** Renders `text` (usually the previous text plus more); parts come to the view's callback. */
-  render(text: string): void;
+  /**
+   * Renders `text` (usually the previous text plus more); parts come to the view's callback. `growing`: the
+   * caller guarantees that `text` is the previous text plus more (a block still streaming), so it is not compared.
+   */
+  render(text: string, growing?: boolean): void;
   close(): void;
 }
+
+/**
+ * How long (ms) the window waits between two handovers of new text to the worker, per character of the text: a
+ * handover reads the whole text once (a string grown by appending is a rope that the engine flattens when a
+ * piece of it is copied out: about 1 ms a megabyte in WebKit), so a long text is handed over less often and that
+ * cost stays a small share of the window's time: 10 ms at 1 MB, 100 ms at 10 MB, nothing below 100 KB.
+ */
+const HANDOVER_MS_PER_CHAR = 1 / 100_000;
 
 export function markdownRenderer(onPart: (part: RenderedPart) => void): MarkdownRenderer {
   const worker = renderWorker();
@@ -50,22 +61,66 @@ function renderWorker(): SharedWorker | null {
   return shared;
 }
 
+/**
+ * New text goes to the worker only once it has rendered all it was given (and not more often than
+ * HANDOVER_MS_PER_CHAR allows): while it is behind, what arrives meanwhile is merged into the next handover
+ * instead of queued as one message a frame, and the window reads the growing text once per handover, not once a
+ * frame.
+ */
 function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart) => void): MarkdownRenderer {
   const view = shared.nextView;
   shared.nextView += 1;
-  shared.views.set(view, onPart);
-  let sent: string | null = null;
+  /** The text the worker has, and whether every text rendered since was declared an extension of it. */
+  let given: string | null = null;
+  let grewFromGiven = true;
+  let latest: string | null = null;
+  /** The worker rendered all of `given`. */
+  let idle = true;
+  let lastHandover = Number.NEGATIVE_INFINITY;
+  let timer: number | null = null;
   const post = (message: ToRenderWorker) => shared.worker.postMessage(message);
-  return {
-    render(text) {
-      if (sent !== null && text.length >= sent.length && text.startsWith(sent)) {
-        if (text.length > sent.length) post({ view, kind: "append", text: text.slice(sent.length) });
-      } else {
-        post({ view, kind: "text", text });
+
+  const handOver = () => {
+    timer = null;
+    const text = latest;
+    if (text === null || text === given) return;
+    if (given !== null && text.length >= given.length && (grewFromGiven || text.startsWith(given))) {
+      if (text.length === given.length) {
+        given = text;
+        return;
       }
-      sent = text;
+      post({ view, kind: "append", text: text.slice(given.length) });
+    } else {
+      post({ view, kind: "text", text });
+    }
+    given = text;
+    grewFromGiven = true;
+    idle = false;
+    lastHandover = performance.now();
+  };
+  const schedule = () => {
+    if (timer !== null || latest === given) return;
+    const wait = lastHandover + (latest?.length ?? 0) * HANDOVER_MS_PER_CHAR - performance.now();
+    if (wait <= 0) handOver();
+    else timer = window.setTimeout(handOver, wait);
+  };
+
+  shared.views.set(view, (part) => {
+    if (part.complete && given !== null && part.length === given.length) {
+      idle = true;
+      schedule();
+    }
+    onPart(part);
+  });
+  return {
+    render(text, growing = false) {
+      latest = text;
+      if (!growing) grewFromGiven = false;
+      // A replaced text makes the worker start over, so it need not finish the old one first.
+      if (idle || !grewFromGiven) schedule();
     },
     close() {
+      if (timer !== null) window.clearTimeout(timer);
       shared.views.delete(view);
       post({ view, kind: "close" });
     },

@@ -248,6 +248,60 @@ describe("chat streaming", () => {
     await run.finish();
   });
 
+  it("keeps a very long answer's DOM bounded and brings back the pages the user scrolls to", async () => {
+    await sendPrompt("Write a very long answer");
+    await run.send(
+      ...runStart("Write a very long answer"),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "text_start", contentIndex: 0 }),
+    );
+    const count = 36_000;
+    const paragraph = (index: number) => `Paragraph ${index} of a very long answer.\n\n`;
+    let text = "";
+    for (let from = 0; from < count; from += 3_000) {
+      const delta = Array.from({ length: 3_000 }, (_, index) => paragraph(from + index)).join("");
+      text += delta;
+      await run.send(update({ type: "text_delta", contentIndex: 0, delta }));
+    }
+    await run.send(
+      update({ type: "text_end", contentIndex: 0, content: text }),
+      event({ type: "message_end", message: assistantMessage([{ type: "text", text }], "stop") }),
+      ...runEnd(),
+    );
+    await run.finish();
+    await page.locator('[data-testid="message-assistant"][data-state="done"]').waitFor({ timeout: 60_000 });
+    const answer = page.getByTestId("assistant-text");
+    await answer.getByText(`Paragraph ${count - 1} of a very long answer.`).waitFor();
+
+    const blocks = () =>
+      page.evaluate(() => ({
+        live: document.querySelectorAll(".md-page:not([data-parked]) > .md-block").length,
+        parked: document.querySelectorAll(".md-page[data-parked]").length,
+        pages: document.querySelectorAll(".md-page").length,
+      }));
+    const atEnd = await blocks();
+    // 36,000 blocks in pages of 64; at most the budget (24,576) stays in the DOM.
+    expect(atEnd.pages).toBeGreaterThanOrEqual(Math.floor((count - 1) / 64));
+    expect(atEnd.parked).toBeGreaterThan(0);
+    expect(atEnd.live).toBeLessThanOrEqual(24_576);
+    expect(await page.locator(".md-page[data-parked] > *").count()).toBe(0);
+    // Parked pages keep their height: the scroll range is that of the whole answer.
+    const scroller = page.getByTestId("message-list");
+    const height = await scroller.evaluate((element) => element.scrollHeight);
+    expect(height).toBeGreaterThan(count * 20);
+
+    await scroller.evaluate((element) => element.scrollTo(0, 0));
+    await answer.getByText("Paragraph 0 of a very long answer.", { exact: true }).waitFor();
+    await expect(page.locator(".md-page").first().getAttribute("data-parked")).resolves.toBeNull();
+    // Now the pages at the end are the far ones.
+    await page.waitForFunction(() => {
+      const pages = document.querySelectorAll(".md-page");
+      return pages[pages.length - 2]?.hasAttribute("data-parked") === true;
+    });
+    expect((await blocks()).live).toBeLessThanOrEqual(24_576);
+    expect(await scroller.evaluate((element) => element.scrollTop)).toBe(0);
+  });
+
   it("keeps Send disabled through agent_end and enables it only at the idle notice", async () => {
     await expect(page.getByTestId("send-button").isEnabled()).resolves.toBe(true);
     await sendPrompt("Count to three");

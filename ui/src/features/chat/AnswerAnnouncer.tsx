@@ -1,9 +1,11 @@
 // A visually hidden polite live region: it receives an answer's finished text once, when its run ends (see
 // answer-announcement.ts), so a screen reader reads the answer instead of every streamed piece of it. The text is
 // the answer as shown (its rendered Markdown's text, read from the page, which has all of it by then), not the
-// Markdown source with its asterisks and hashes.
+// Markdown source with its asterisks and hashes — except for a very long answer whose far pages left the DOM,
+// which is announced from its source.
 import { useEffect, useRef, useState } from "react";
 
+import { PARKED_ATTRIBUTE } from "../../markdown/page-parking";
 import type { ChatState } from "../../state/chat";
 import { NO_WATCH, watchAnswers, type FinishedAnswer } from "./answer-announcement";
 
@@ -32,7 +34,9 @@ export function AnswerAnnouncer({ state, caughtUp }: AnswerAnnouncerProps) {
 
 function shownText(answer: FinishedAnswer): string {
   const message = document.querySelector(`[data-testid="message-assistant"][data-item-id="${CSS.escape(answer.itemId)}"]`);
-  const parts = message === null ? [] : [...message.querySelectorAll('[data-testid="assistant-text"]')];
+  // A very long answer keeps only the pages near the viewport in the DOM (markdown/page-parking.ts).
+  if (message === null || message.querySelector(`[${PARKED_ATTRIBUTE}]`) !== null) return answer.source;
+  const parts = [...message.querySelectorAll('[data-testid="assistant-text"]')];
   const text = parts
     .map((part) => part.textContent ?? "")
     .join("\n")

@@ -50,7 +50,7 @@ export const AssistantMessage = memo(function AssistantMessage({
               case "text":
                 return block.text === "" ? null : (
                   <div key={index} className="assistant-text" data-testid="assistant-text">
-                    <MarkdownView text={block.text} />
+                    <MarkdownView text={block.text} growing={!block.done} />
                   </div>
                 );
               case "toolCall":
