@@ -23,13 +23,14 @@ export interface MarkdownRenderer {
  * cost stays a small share of the window's time: 10 ms at 1 MB, 100 ms at 10 MB, nothing below 100 KB.
  */
 const HANDOVER_MS_PER_CHAR = 1 / 100_000;
+const HANDOVER_FREE_CHARS = 100_000;
 
 export function markdownRenderer(onPart: (part: RenderedPart) => void): MarkdownRenderer {
   const worker = renderWorker();
   return worker === null ? inlineRenderer(onPart) : workerRenderer(worker, onPart);
 }
 
-interface SharedWorker {
+export interface SharedWorker {
   worker: Worker;
   views: Map<number, (part: RenderedPart) => void>;
   nextView: number;
@@ -67,7 +68,7 @@ function renderWorker(): SharedWorker | null {
  * instead of queued as one message a frame, and the window reads the growing text once per handover, not once a
  * frame.
  */
-function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart) => void): MarkdownRenderer {
+export function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart) => void): MarkdownRenderer {
   const view = shared.nextView;
   shared.nextView += 1;
   /** The text the worker has, and whether every text rendered since was declared an extension of it. */
@@ -100,7 +101,11 @@ function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart) => vo
   };
   const schedule = () => {
     if (timer !== null || latest === given) return;
-    const wait = lastHandover + (latest?.length ?? 0) * HANDOVER_MS_PER_CHAR - performance.now();
+    const length = latest?.length ?? 0;
+    const wait =
+      length < HANDOVER_FREE_CHARS || !grewFromGiven
+        ? 0
+        : lastHandover + length * HANDOVER_MS_PER_CHAR - performance.now();
     if (wait <= 0) handOver();
     else timer = window.setTimeout(handOver, wait);
   };
