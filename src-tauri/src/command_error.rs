@@ -226,7 +226,7 @@ pub(crate) fn to_command_error(error: ConversationsError) -> CommandError {
 }
 
 fn store_command_error(error: &StoreError) -> CommandError {
-    if let StoreError::NotOnBranch { .. } = error {
+    if matches!(error, StoreError::NotOnBranch { .. }) {
         return CommandError::new(ErrorCode::NotOnBranch, error.to_string());
     }
     let code = match error.kind() {

@@ -199,11 +199,11 @@ pub struct SessionState {
     /// The thinking level.
     #[ts(type = "import(\"../pi\").ThinkingLevel")]
     pub thinking_level: ModelThinkingLevel,
-    /// Where each user and assistant message of the stored shown branch stands among its versions (empty for a
-    /// session that is not saved, and then left out).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Where each user and assistant message of the stored shown branch stands among its versions; left out for
+    /// a session that is not saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub versions: Vec<MessageVersion>,
+    pub versions: Option<Vec<MessageVersion>>,
 }
 
 /// Which model a session talks to.
@@ -622,7 +622,11 @@ impl DesktopSession {
                 api: state.model.api.to_string(),
             },
             thinking_level: state.thinking_level,
-            versions: self.message_versions(),
+            versions: self
+                .inner
+                .recorder
+                .is_some()
+                .then(|| self.message_versions()),
         }
     }
 

@@ -70,7 +70,13 @@ impl DesktopSession {
         require_role(&store, &id, seq, "assistant")?;
         store.branch_before(&id, seq)?;
         self.show_stored_branch(&store, &id)?;
-        self.start_continue_with_gate(gate).await
+        let started = self.start_continue_with_gate(gate).await;
+        if started.is_err() {
+            // Nothing ran: the answer is shown again, with what followed it.
+            store.show_adjacent_version(&id, seq, 0)?;
+            self.show_stored_branch(&store, &id)?;
+        }
+        started
     }
 
     /// Sends `prompt` in place of the user message `seq` of the shown branch: a new branch from there, the old
@@ -189,5 +195,43 @@ fn require_role(
                 "it is not an answer of the shown branch"
             },
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pi_agent::AgentMessage;
+    use pi_ai::{Message, UserContent};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::{CONTINUATION_INSTRUCTION, continuation_message, convert_to_llm};
+
+    #[tokio::test]
+    async fn a_continuation_reaches_the_model_as_the_user_asking_to_go_on_and_other_custom_messages_do_not() {
+        let question = AgentMessage::from_json(json!({"role": "user", "content": "Count", "timestamp": 1})).unwrap();
+        let note = AgentMessage::from_json(json!({"role": "note", "timestamp": 2})).unwrap();
+        let continuation = continuation_message();
+        let timestamp = continuation.timestamp().unwrap();
+
+        let converted = convert_to_llm()(vec![question, note, continuation]).await.unwrap();
+
+        let texts: Vec<(String, i64)> = converted
+            .iter()
+            .map(|message| match message {
+                Message::User(user) => match &user.content {
+                    UserContent::Text(text) => (text.clone(), user.timestamp),
+                    UserContent::Blocks(_) => (String::from("blocks"), user.timestamp),
+                },
+                Message::Assistant(_) | Message::ToolResult(_) => (String::from("other"), 0),
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                ("Count".to_owned(), 1),
+                (CONTINUATION_INSTRUCTION.to_owned(), timestamp)
+            ]
+        );
     }
 }

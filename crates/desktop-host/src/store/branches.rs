@@ -101,7 +101,7 @@ impl Tree {
                     role: row.get(2)?,
                     deleted: row.get(3)?,
                     // A timestamp that is not an integer is simply not one.
-                    timestamp: row.get::<_, Option<i64>>(4).unwrap_or(None),
+                    timestamp: row.get::<_, Option<i64>>(4).ok().flatten(),
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;

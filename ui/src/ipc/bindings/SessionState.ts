@@ -31,7 +31,7 @@ model: ModelSummary,
  */
 thinkingLevel: import("../pi").ThinkingLevel, 
 /**
- * Where each user and assistant message of the stored shown branch stands among its versions (empty for a
- * session that is not saved, and then left out).
+ * Where each user and assistant message of the stored shown branch stands among its versions; left out for
+ * a session that is not saved.
  */
 versions?: Array<MessageVersion>, };
