@@ -50,6 +50,19 @@ fn navigator(kind: &str, label: &str) -> String {
     )
 }
 
+/// Saves a screenshot once the page has painted what the DOM shows now (two animation frames later).
+async fn screenshot(app: &AppUnderTest, name: &str) {
+    app.client()
+        .execute_async(
+            "const done = arguments[arguments.length - 1];\
+             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    app.screenshot(name).await.unwrap();
+}
+
 /// The `count` of elements matching `selector` right now.
 async fn count(app: &AppUnderTest, selector: &str) -> usize {
     app.client()
@@ -87,7 +100,7 @@ async fn a_regenerated_answer_is_version_2_of_2_and_the_next_request_carries_the
         .unwrap();
     app.wait_for_xpath(&navigator("answer", "2/2")).await.unwrap();
     wait_until_idle(&app).await;
-    app.screenshot("message-versions").await.unwrap();
+    screenshot(&app, "message-versions").await;
     let regenerate_request = &server.requests()[1].body;
     assert_eq!(
         request_messages(regenerate_request),
@@ -193,7 +206,7 @@ async fn an_edited_question_starts_a_branch_and_the_old_branch_stays_reachable()
         vec!["user: Where is my tea?".to_owned()],
         "the new branch starts from the edited question"
     );
-    app.screenshot("message-branch").await.unwrap();
+    screenshot(&app, "message-branch").await;
 
     app.find_test_id("version-prev")
         .await
