@@ -1272,7 +1272,10 @@ fn the_main_window_regenerates_an_answer_into_a_second_version_and_shows_the_fir
     let conversation_id = state["conversationId"].clone();
     assert_eq!(
         versions_of(&state),
-        vec![(0, "user".to_owned(), 1, 1), (1, "assistant".to_owned(), 1, 1)]
+        vec![
+            (0, "user".to_owned(), 1, 1),
+            (1, "assistant".to_owned(), 1, 1)
+        ]
     );
 
     let accepted = call(
@@ -1294,7 +1297,10 @@ fn the_main_window_regenerates_an_answer_into_a_second_version_and_shows_the_fir
     let state = invoke(&main_window, "get_state").unwrap();
     assert_eq!(
         versions_of(&state),
-        vec![(0, "user".to_owned(), 1, 1), (2, "assistant".to_owned(), 2, 2)]
+        vec![
+            (0, "user".to_owned(), 1, 1),
+            (2, "assistant".to_owned(), 2, 2)
+        ]
     );
     assert_eq!(state["messages"].as_array().unwrap().len(), 2);
 
@@ -1306,7 +1312,10 @@ fn the_main_window_regenerates_an_answer_into_a_second_version_and_shows_the_fir
     .unwrap();
     assert_eq!(
         versions_of(&shown),
-        vec![(0, "user".to_owned(), 1, 1), (1, "assistant".to_owned(), 1, 2)]
+        vec![
+            (0, "user".to_owned(), 1, 1),
+            (1, "assistant".to_owned(), 1, 2)
+        ]
     );
     let refused = call(
         &main_window,
@@ -1344,7 +1353,10 @@ fn regenerate_edit_and_continue_while_a_run_is_active_are_refused_with_run_activ
     started_rx.recv_timeout(Duration::from_secs(30)).unwrap();
 
     for (command, args) in [
-        ("regenerate", json!({"conversationId": conversation_id, "seq": 1})),
+        (
+            "regenerate",
+            json!({"conversationId": conversation_id, "seq": 1}),
+        ),
         (
             "edit_message",
             json!({"conversationId": conversation_id, "seq": 0, "text": "first, again"}),
@@ -1357,7 +1369,10 @@ fn regenerate_edit_and_continue_while_a_run_is_active_are_refused_with_run_activ
             "delete_message_pair",
             json!({"conversationId": conversation_id, "seq": 0}),
         ),
-        ("continue_answer", json!({"conversationId": conversation_id})),
+        (
+            "continue_answer",
+            json!({"conversationId": conversation_id}),
+        ),
     ] {
         let refusal = call(&main_window, command, args).unwrap_err();
         assert_eq!(
@@ -1392,6 +1407,9 @@ fn a_window_the_capabilities_do_not_name_cannot_change_versions() {
         "continue_answer",
     ] {
         let error = call(&other_window, command, json!({})).unwrap_err();
-        assert!(error.to_string().contains("not allowed"), "{command}: {error}");
+        assert!(
+            error.to_string().contains("not allowed"),
+            "{command}: {error}"
+        );
     }
 }

@@ -51,10 +51,10 @@ mod run_tools;
 mod session_queue;
 mod turn_requests;
 
+pub use branches::{CONTINUATION_INSTRUCTION, CONTINUATION_ROLE};
 pub use message_queue::{
     QueueError, QueueKind, QueueMode, QueuedMessage, QueuedMessageId, QueuedStatus,
 };
-pub use branches::{CONTINUATION_INSTRUCTION, CONTINUATION_ROLE};
 pub use run_handle::RunHandle;
 
 /// The image block a [`SessionPrompt`] carries (pi-ai's), for callers without a pi-ai dependency.
@@ -134,7 +134,9 @@ pub enum SessionError {
     #[error(transparent)]
     Setup(#[from] ModelSetupError),
     /// Refused before running: regenerate, edit, a version switch or a deletion while a run is active.
-    #[error("a run is active: wait until the answer is complete, or stop it, before changing versions or messages")]
+    #[error(
+        "a run is active: wait until the answer is complete, or stop it, before changing versions or messages"
+    )]
     RunActive,
     /// Refused: the session is not saved, so it keeps no versions.
     #[error("this conversation is not saved, so it has no versions")]

@@ -98,7 +98,9 @@ async fn a_regenerated_answer_is_version_2_of_2_and_the_next_request_carries_the
     app.wait_for_xpath(&answer("done", "The kettle is next to the sink."))
         .await
         .unwrap();
-    app.wait_for_xpath(&navigator("answer", "2/2")).await.unwrap();
+    app.wait_for_xpath(&navigator("answer", "2/2"))
+        .await
+        .unwrap();
     wait_until_idle(&app).await;
     screenshot(&app, "message-versions").await;
     let regenerate_request = &server.requests()[1].body;
@@ -114,7 +116,9 @@ async fn a_regenerated_answer_is_version_2_of_2_and_the_next_request_carries_the
         .click()
         .await
         .unwrap();
-    app.wait_for_xpath(&navigator("answer", "1/2")).await.unwrap();
+    app.wait_for_xpath(&navigator("answer", "1/2"))
+        .await
+        .unwrap();
     app.wait_for_xpath(&answer("done", "The kettle is on the shelf."))
         .await
         .unwrap();
@@ -278,7 +282,8 @@ async fn an_answer_cut_off_by_the_length_limit_is_continued_into_one_answer() {
         ]
     );
     assert!(
-        continued[2].starts_with("user: Your previous answer was cut off by the output length limit."),
+        continued[2]
+            .starts_with("user: Your previous answer was cut off by the output length limit."),
         "{continued:?}"
     );
     app.close().await.unwrap();

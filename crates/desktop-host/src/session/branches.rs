@@ -208,13 +208,18 @@ mod tests {
     use super::{CONTINUATION_INSTRUCTION, continuation_message, convert_to_llm};
 
     #[tokio::test]
-    async fn a_continuation_reaches_the_model_as_the_user_asking_to_go_on_and_other_custom_messages_do_not() {
-        let question = AgentMessage::from_json(json!({"role": "user", "content": "Count", "timestamp": 1})).unwrap();
+    async fn a_continuation_reaches_the_model_as_the_user_asking_to_go_on_and_other_custom_messages_do_not()
+     {
+        let question =
+            AgentMessage::from_json(json!({"role": "user", "content": "Count", "timestamp": 1}))
+                .unwrap();
         let note = AgentMessage::from_json(json!({"role": "note", "timestamp": 2})).unwrap();
         let continuation = continuation_message();
         let timestamp = continuation.timestamp().unwrap();
 
-        let converted = convert_to_llm()(vec![question, note, continuation]).await.unwrap();
+        let converted = convert_to_llm()(vec![question, note, continuation])
+            .await
+            .unwrap();
 
         let texts: Vec<(String, i64)> = converted
             .iter()

@@ -169,7 +169,10 @@ impl Tree {
             .filter(|node| matches!(node.role.as_str(), "user" | "assistant"))
             .map(|node| {
                 let versions = self.versions_of(node);
-                let position = versions.iter().position(|&seq| seq == node.seq).unwrap_or(0);
+                let position = versions
+                    .iter()
+                    .position(|&seq| seq == node.seq)
+                    .unwrap_or(0);
                 MessageVersion {
                     seq: node.seq,
                     role: node.role.clone(),

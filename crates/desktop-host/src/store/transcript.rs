@@ -111,7 +111,10 @@ impl Store {
                 .into_iter()
                 .map(|node| {
                     let versions = tree.versions_of(node);
-                    let position = versions.iter().position(|&seq| seq == node.seq).unwrap_or(0);
+                    let position = versions
+                        .iter()
+                        .position(|&seq| seq == node.seq)
+                        .unwrap_or(0);
                     (
                         node.seq,
                         u32::try_from(position + 1).unwrap_or(u32::MAX),
@@ -127,7 +130,10 @@ impl Store {
                 .map_err(StoreError::sqlite("read messages"))?;
             let rows = statement
                 .query_map(params![id.as_str()], |row| {
-                    Ok((row.get::<_, i64>(0)?, (row.get::<_, String>(1)?, row.get::<_, bool>(2)?)))
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        (row.get::<_, String>(1)?, row.get::<_, bool>(2)?),
+                    ))
                 })
                 .map_err(StoreError::sqlite("read messages"))?;
             let rows = rows
@@ -138,7 +144,8 @@ impl Store {
         let entries = shown
             .into_iter()
             .filter_map(|(seq, version, versions)| {
-                rows.get(&seq).map(|(body, complete)| (seq, version, versions, body, *complete))
+                rows.get(&seq)
+                    .map(|(body, complete)| (seq, version, versions, body, *complete))
             })
             .map(|(seq, version, versions, body, complete)| {
                 let message =

@@ -48,10 +48,18 @@ fn versions(store: &Store, id: &ConversationId) -> Vec<(i64, u32, u32)> {
 /// A conversation of two questions and their answers: seqs 0 to 3.
 fn two_turns(store: &Store) -> ConversationId {
     let id = store.create_conversation(Some("scripted-1")).unwrap().id;
-    store.append_message(&id, &question("Where is my kettle?", 1)).unwrap();
-    store.append_message(&id, &answer("On the shelf.", 2)).unwrap();
-    store.append_message(&id, &question("And the tea?", 3)).unwrap();
-    store.append_message(&id, &answer("In the tin.", 4)).unwrap();
+    store
+        .append_message(&id, &question("Where is my kettle?", 1))
+        .unwrap();
+    store
+        .append_message(&id, &answer("On the shelf.", 2))
+        .unwrap();
+    store
+        .append_message(&id, &question("And the tea?", 3))
+        .unwrap();
+    store
+        .append_message(&id, &answer("In the tin.", 4))
+        .unwrap();
     id
 }
 
@@ -62,11 +70,16 @@ fn a_regenerated_answer_is_a_second_version_and_the_first_one_comes_back_with_wh
     let id = two_turns(store);
 
     assert_eq!(store.branch_before(&id, 1).unwrap(), Some(0));
-    store.append_message(&id, &answer("Next to the sink.", 5)).unwrap();
+    store
+        .append_message(&id, &answer("Next to the sink.", 5))
+        .unwrap();
 
     assert_eq!(
         shown(store, &id),
-        vec![(0, "Where is my kettle?".to_owned()), (4, "Next to the sink.".to_owned())]
+        vec![
+            (0, "Where is my kettle?".to_owned()),
+            (4, "Next to the sink.".to_owned())
+        ]
     );
     assert_eq!(versions(store, &id), vec![(0, 1, 1), (4, 2, 2)]);
 
@@ -81,7 +94,10 @@ fn a_regenerated_answer_is_a_second_version_and_the_first_one_comes_back_with_wh
         ],
         "the first version comes back with the turn that followed it"
     );
-    assert_eq!(versions(store, &id), vec![(0, 1, 1), (1, 1, 2), (2, 1, 1), (3, 1, 1)]);
+    assert_eq!(
+        versions(store, &id),
+        vec![(0, 1, 1), (1, 1, 2), (2, 1, 1), (3, 1, 1)]
+    );
     let error = store.show_adjacent_version(&id, 1, -1).unwrap_err();
     assert_eq!(error.kind(), StoreErrorKind::InvalidInput);
 }
@@ -93,10 +109,17 @@ fn an_edited_question_starts_a_branch_the_agent_gets_and_the_old_branch_stays_re
     let id = two_turns(store);
 
     assert_eq!(store.branch_before(&id, 2).unwrap(), Some(1));
-    store.append_message(&id, &question("And the coffee?", 5)).unwrap();
-    store.append_message(&id, &answer("In the jar.", 6)).unwrap();
+    store
+        .append_message(&id, &question("And the coffee?", 5))
+        .unwrap();
+    store
+        .append_message(&id, &answer("In the jar.", 6))
+        .unwrap();
 
-    assert_eq!(versions(store, &id), vec![(0, 1, 1), (1, 1, 1), (4, 2, 2), (5, 1, 1)]);
+    assert_eq!(
+        versions(store, &id),
+        vec![(0, 1, 1), (1, 1, 1), (4, 2, 2), (5, 1, 1)]
+    );
     let agent_texts: Vec<String> = store
         .load_transcript(&id)
         .unwrap()
@@ -104,10 +127,17 @@ fn an_edited_question_starts_a_branch_the_agent_gets_and_the_old_branch_stays_re
         .iter()
         .map(|message| message["timestamp"].to_string())
         .collect();
-    assert_eq!(agent_texts, ["1", "2", "5", "6"], "the agent gets the new branch only");
+    assert_eq!(
+        agent_texts,
+        ["1", "2", "5", "6"],
+        "the agent gets the new branch only"
+    );
 
     store.show_adjacent_version(&id, 4, -1).unwrap();
-    assert_eq!(versions(store, &id), vec![(0, 1, 1), (1, 1, 1), (2, 1, 2), (3, 1, 1)]);
+    assert_eq!(
+        versions(store, &id),
+        vec![(0, 1, 1), (1, 1, 1), (2, 1, 2), (3, 1, 1)]
+    );
     store.show_adjacent_version(&id, 2, 1).unwrap();
     assert_eq!(
         shown(store, &id).last().unwrap().1,
@@ -147,7 +177,9 @@ fn search_finds_every_version_and_branch_but_not_a_deleted_pair() {
     let store = &test_store.store;
     let id = two_turns(store);
     store.branch_before(&id, 3).unwrap();
-    store.append_message(&id, &answer("In the red tin.", 5)).unwrap();
+    store
+        .append_message(&id, &answer("In the red tin.", 5))
+        .unwrap();
 
     let seqs = |query: &str| -> Vec<i64> {
         store
@@ -157,10 +189,18 @@ fn search_finds_every_version_and_branch_but_not_a_deleted_pair() {
             .map(|hit| hit.message_seq)
             .collect()
     };
-    assert_eq!(seqs("tin"), vec![3, 4], "the version not shown is found too");
+    assert_eq!(
+        seqs("tin"),
+        vec![3, 4],
+        "the version not shown is found too"
+    );
 
     store.delete_message_pair(&id, 2).unwrap();
-    assert_eq!(seqs("tin"), vec![3], "the shown pair is deleted; the other version stays");
+    assert_eq!(
+        seqs("tin"),
+        vec![3],
+        "the shown pair is deleted; the other version stays"
+    );
     assert_eq!(seqs("tea"), Vec::<i64>::new());
 }
 
@@ -170,13 +210,22 @@ fn an_export_is_of_the_shown_branch_and_says_which_version_each_message_is() {
     let store = &test_store.store;
     let id = two_turns(store);
     store.branch_before(&id, 3).unwrap();
-    store.append_message(&id, &answer("In the red tin.", 5)).unwrap();
+    store
+        .append_message(&id, &answer("In the red tin.", 5))
+        .unwrap();
 
     let markdown = store
         .export_conversation(&id, ExportFormat::Markdown, Language::En)
         .unwrap();
-    assert!(markdown.contains("*This is the branch shown in Pi Desktop; other versions are kept in the app.*"));
-    assert!(markdown.contains("## Assistant (version 2 of 2)\n\nIn the red tin."), "{markdown}");
+    assert!(
+        markdown.contains(
+            "*This is the branch shown in Pi Desktop; other versions are kept in the app.*"
+        )
+    );
+    assert!(
+        markdown.contains("## Assistant (version 2 of 2)\n\nIn the red tin."),
+        "{markdown}"
+    );
     assert!(!markdown.contains("In the tin."), "{markdown}");
     let chinese = store
         .export_conversation(&id, ExportFormat::Markdown, Language::Zh)
@@ -187,11 +236,19 @@ fn an_export_is_of_the_shown_branch_and_says_which_version_each_message_is() {
         .export_conversation(&id, ExportFormat::JsonLines, Language::En)
         .unwrap();
     let last: Value = serde_json::from_str(lines.lines().last().unwrap()).unwrap();
-    assert_eq!((last["seq"].clone(), last["version"].clone(), last["versions"].clone()), (json!(4), json!(2), json!(2)));
+    assert_eq!(
+        (
+            last["seq"].clone(),
+            last["version"].clone(),
+            last["versions"].clone()
+        ),
+        (json!(4), json!(2), json!(2))
+    );
 }
 
 #[test]
-fn a_deleted_pair_is_restored_within_the_undo_window_and_purged_after_it_without_losing_what_followed() {
+fn a_deleted_pair_is_restored_within_the_undo_window_and_purged_after_it_without_losing_what_followed()
+ {
     let test_store = TestStore::new();
     let id = two_turns(&test_store.store);
     test_store
@@ -203,15 +260,25 @@ fn a_deleted_pair_is_restored_within_the_undo_window_and_purged_after_it_without
     assert_eq!(deleted.seqs, vec![2, 3]);
     assert_eq!(deleted.undo_until, START_MS + UNDO_WINDOW_MS);
     assert_eq!(
-        shown(&test_store.store, &id).iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+        shown(&test_store.store, &id)
+            .iter()
+            .map(|(seq, _)| *seq)
+            .collect::<Vec<_>>(),
         vec![0, 1, 4]
     );
-    test_store.store.restore_messages(&id, &deleted.seqs).unwrap();
+    test_store
+        .store
+        .restore_messages(&id, &deleted.seqs)
+        .unwrap();
     assert_eq!(shown(&test_store.store, &id).len(), 5);
 
     test_store.store.delete_message_pair(&id, 2).unwrap();
     let error = test_store.store.delete_message_pair(&id, 1).unwrap_err();
-    assert_eq!(error.kind(), StoreErrorKind::InvalidInput, "an answer is not a pair's start");
+    assert_eq!(
+        error.kind(),
+        StoreErrorKind::InvalidInput,
+        "an answer is not a pair's start"
+    );
     test_store.clock.advance(UNDO_WINDOW_MS);
     let reopened = test_store.reopen();
 
@@ -244,11 +311,16 @@ fn a_conversation_saved_by_schema_5_is_one_branch_whose_answers_can_be_regenerat
 
     assert_eq!(versions(&store, &id), vec![(0, 1, 1), (1, 1, 1), (2, 1, 1)]);
     store.branch_before(&id, 1).unwrap();
-    store.append_message(&id, &answer("水壶在桌上。", 1_700_000_009_000)).unwrap();
+    store
+        .append_message(&id, &answer("水壶在桌上。", 1_700_000_009_000))
+        .unwrap();
     assert_eq!(versions(&store, &id), vec![(0, 1, 1), (3, 2, 2)]);
     store.show_adjacent_version(&id, 3, -1).unwrap();
     assert_eq!(
-        shown(&store, &id).iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+        shown(&store, &id)
+            .iter()
+            .map(|(seq, _)| *seq)
+            .collect::<Vec<_>>(),
         vec![0, 1, 2],
         "the old answer and the interrupted one after it"
     );
