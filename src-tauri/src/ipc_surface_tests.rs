@@ -1288,7 +1288,9 @@ fn the_main_window_regenerates_an_answer_into_a_second_version_and_shows_the_fir
 
     let versions_notice = envelopes
         .iter()
-        .find(|envelope| envelope["notice"]["type"] == "versions")
+        .find(|envelope| {
+            envelope["runId"] == accepted["runId"] && envelope["notice"]["type"] == "versions"
+        })
         .expect("a versions notice before idle");
     assert_eq!(
         versions_notice["notice"]["versions"][1]["version"],
