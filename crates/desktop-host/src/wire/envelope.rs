@@ -265,7 +265,7 @@ mod bindings {
     use ts_rs::TS;
 
     use super::{HostNotice, RunId};
-    use crate::store::{ConversationId, MessageVersion};
+    use crate::store::ConversationId;
 
     #[derive(TS)]
     #[ts(export, rename = "Envelope", rename_all = "camelCase")]
