@@ -106,6 +106,14 @@ pub enum ErrorCode {
     ImageRefused,
     /// A web image could not be fetched.
     ImageUnreachable,
+    /// Regenerate, edit, a version switch or a deletion was asked for while a run is active.
+    RunActive,
+    /// Continue was asked for an answer that did not stop at the length limit.
+    NotTruncated,
+    /// The conversation is not saved, so it has no versions.
+    NotSaved,
+    /// The message is not on the shown branch (or has no version in that direction).
+    NotOnBranch,
 }
 
 impl ErrorCode {
@@ -113,7 +121,7 @@ impl ErrorCode {
     pub fn kind(self) -> ErrorKind {
         use ErrorCode::*;
         match self {
-            Busy => ErrorKind::Busy,
+            Busy | RunActive => ErrorKind::Busy,
             SettingsUnusable => ErrorKind::Settings,
             ModelSetup => ErrorKind::Provider,
             KeychainFailed | McpKeychainFailed => ErrorKind::Keychain,
@@ -124,7 +132,8 @@ impl ErrorCode {
             NothingToContinue | InvalidValue | ConversationGone | InvalidInput | RunLogGone
             | McpUnknownServer | McpServerDisabled | McpEntryInvalid | McpNameTaken
             | McpImportFailed | ModelRequired | InvalidPrompt | ApprovalNotPending
-            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused => ErrorKind::Invalid,
+            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused | NotTruncated
+            | NotSaved | NotOnBranch => ErrorKind::Invalid,
             ImageUnreachable => ErrorKind::Provider,
             AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
         }
@@ -169,6 +178,10 @@ impl CommandError {
 impl From<SessionError> for CommandError {
     fn from(error: SessionError) -> CommandError {
         let code = match &error {
+            SessionError::Store(store_error) => return store_command_error(store_error),
+            SessionError::RunActive => ErrorCode::RunActive,
+            SessionError::NotTruncated => ErrorCode::NotTruncated,
+            SessionError::NotRecorded => ErrorCode::NotSaved,
             SessionError::Busy(_) => ErrorCode::Busy,
             SessionError::NothingToContinue(_) => ErrorCode::NothingToContinue,
             SessionError::Agent(_) => ErrorCode::AgentFailed,
@@ -213,6 +226,9 @@ pub(crate) fn to_command_error(error: ConversationsError) -> CommandError {
 }
 
 fn store_command_error(error: &StoreError) -> CommandError {
+    if matches!(error, StoreError::NotOnBranch { .. }) {
+        return CommandError::new(ErrorCode::NotOnBranch, error.to_string());
+    }
     let code = match error.kind() {
         StoreErrorKind::NotFound => ErrorCode::ConversationGone,
         StoreErrorKind::InvalidInput => ErrorCode::InvalidInput,

@@ -1,6 +1,6 @@
 //! IPC commands, one file per resource (the app, the active conversation, runs, the sidebar, settings, the
 //! approval grants, the loop inspector, the connection and the models, the window's stream, the images of
-//! answers). Each is a thin
+//! answers, the versions and branches of messages). Each is a thin
 //! wrapper; `lib.rs` registers them all.
 
 pub(crate) mod active_conversation;
@@ -15,3 +15,4 @@ pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod sidebar;
 pub(crate) mod stream;
+pub(crate) mod versions;

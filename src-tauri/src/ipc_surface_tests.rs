@@ -1244,3 +1244,174 @@ fn a_window_the_capabilities_do_not_name_cannot_edit_the_mcp_servers() {
         );
     }
 }
+
+/// `get_state`'s versions as (seq, role, version, versions).
+fn versions_of(state: &Value) -> Vec<(i64, String, u64, u64)> {
+    state["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|version| {
+            (
+                version["seq"].as_i64().unwrap(),
+                version["role"].as_str().unwrap().to_owned(),
+                version["version"].as_u64().unwrap(),
+                version["versions"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_main_window_regenerates_an_answer_into_a_second_version_and_shows_the_first_again() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    captured.wait_for_idle(&prompt(&test_app.app, "hello versions").unwrap());
+    let state = invoke(&main_window, "get_state").unwrap();
+    let conversation_id = state["conversationId"].clone();
+    assert_eq!(
+        versions_of(&state),
+        vec![
+            (0, "user".to_owned(), 1, 1),
+            (1, "assistant".to_owned(), 1, 1)
+        ]
+    );
+
+    let accepted = call(
+        &main_window,
+        "regenerate",
+        json!({"conversationId": conversation_id, "seq": 1}),
+    )
+    .unwrap();
+    let envelopes = captured.wait_for_idle(&accepted);
+
+    let versions_notice = envelopes
+        .iter()
+        .find(|envelope| {
+            envelope["runId"] == accepted["runId"] && envelope["notice"]["type"] == "versions"
+        })
+        .expect("a versions notice before idle");
+    assert_eq!(
+        versions_notice["notice"]["versions"][1]["version"],
+        json!(2)
+    );
+    let state = invoke(&main_window, "get_state").unwrap();
+    assert_eq!(
+        versions_of(&state),
+        vec![
+            (0, "user".to_owned(), 1, 1),
+            (2, "assistant".to_owned(), 2, 2)
+        ]
+    );
+    assert_eq!(state["messages"].as_array().unwrap().len(), 2);
+
+    let shown = call(
+        &main_window,
+        "show_version",
+        json!({"conversationId": conversation_id, "seq": 2, "step": -1}),
+    )
+    .unwrap();
+    assert_eq!(
+        versions_of(&shown),
+        vec![
+            (0, "user".to_owned(), 1, 1),
+            (1, "assistant".to_owned(), 1, 2)
+        ]
+    );
+    let refused = call(
+        &main_window,
+        "show_version",
+        json!({"conversationId": conversation_id, "seq": 1, "step": -1}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], json!("not_on_branch"), "{refused}");
+}
+
+#[test]
+fn regenerate_edit_and_continue_while_a_run_is_active_are_refused_with_run_active() {
+    let test_app = scripted_app_with(|options| options.envelope_capacity = 1);
+    let main_window = main_window(&test_app.app);
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    captured.wait_for_idle(&prompt(&test_app.app, "first").unwrap());
+    let conversation_id = invoke(&main_window, "get_state").unwrap()["conversationId"].clone();
+    // The window holds the next envelope, so the second run cannot settle.
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let release_rx = Mutex::new(release_rx);
+    let blocking_channel: Channel<Envelope> = Channel::new(move |_body| {
+        if started_tx.send(()).is_ok() {
+            let _ = release_rx.lock().unwrap().recv();
+        }
+        Ok(())
+    });
+    tauri::async_runtime::block_on(commands::stream::subscribe(
+        main_window.clone(),
+        test_app.app.state::<Conversations>(),
+        blocking_channel,
+    ))
+    .unwrap();
+    prompt(&test_app.app, "second").unwrap();
+    started_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+
+    for (command, args) in [
+        (
+            "regenerate",
+            json!({"conversationId": conversation_id, "seq": 1}),
+        ),
+        (
+            "edit_message",
+            json!({"conversationId": conversation_id, "seq": 0, "text": "first, again"}),
+        ),
+        (
+            "show_version",
+            json!({"conversationId": conversation_id, "seq": 1, "step": 1}),
+        ),
+        (
+            "delete_message_pair",
+            json!({"conversationId": conversation_id, "seq": 0}),
+        ),
+        (
+            "continue_answer",
+            json!({"conversationId": conversation_id}),
+        ),
+    ] {
+        let refusal = call(&main_window, command, args).unwrap_err();
+        assert_eq!(
+            (refusal["kind"].clone(), refusal["code"].clone()),
+            (json!("busy"), json!("run_active")),
+            "{command}: {refusal}"
+        );
+        assert!(
+            refusal["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("a run is active"),
+            "{command}: {refusal}"
+        );
+    }
+    drop(release_tx);
+}
+
+#[test]
+fn a_window_the_capabilities_do_not_name_cannot_change_versions() {
+    let test_app = scripted_app();
+    let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())
+        .build()
+        .unwrap();
+
+    for command in [
+        "regenerate",
+        "edit_message",
+        "show_version",
+        "delete_message_pair",
+        "restore_messages",
+        "continue_answer",
+    ] {
+        let error = call(&other_window, command, json!({})).unwrap_err();
+        assert!(
+            error.to_string().contains("not allowed"),
+            "{command}: {error}"
+        );
+    }
+}

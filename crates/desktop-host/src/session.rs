@@ -20,6 +20,10 @@
 //!   never delivered by themselves. Every change is a host notice on the session's stream.
 //! - Approval: MCP calls (and desktop tool calls while `askBeforeBuiltInTools` is on) ask first; "allow in this
 //!   conversation" grants are kept where the recorder saves the conversation, so reopening it keeps them.
+//! - Versions and branches (`branches`): regenerate, edit, switching versions, deleting a pair and continuing a
+//!   cut-off answer replace the Agent's messages with the store's shown branch between runs, and are refused
+//!   with [`SessionError::RunActive`] during one. With a recorder, every run's last notices before `idle` include
+//!   `versions`, where each message of the shown branch stands among its versions.
 //! - Persistence: an optional [`store::ConversationRecorder`](crate::store::ConversationRecorder) sees every event
 //!   (it checkpoints the streaming assistant message at most once a second and saves each `message_end`; its
 //!   SQLite work runs under `spawn_blocking`, and only for the events it writes). A failure becomes an `error`
@@ -39,6 +43,7 @@ use pi_ai::{ModelThinkingLevel, StopReason};
 use serde::Serialize;
 use tokio::sync::{OwnedMutexGuard, mpsc, oneshot};
 
+mod branches;
 mod message_queue;
 mod prompt_images;
 mod run_handle;
@@ -46,6 +51,7 @@ mod run_tools;
 mod session_queue;
 mod turn_requests;
 
+pub use branches::{CONTINUATION_INSTRUCTION, CONTINUATION_ROLE};
 pub use message_queue::{
     QueueError, QueueKind, QueueMode, QueuedMessage, QueuedMessageId, QueuedStatus,
 };
@@ -66,7 +72,7 @@ use crate::mcp::McpServers;
 use crate::model_registry::{ModelSetupError, model_for, models_reporting_retries};
 use crate::session::session_queue::SessionQueue;
 use crate::settings::ResolvedSettings;
-use crate::store::ConversationRecorder;
+use crate::store::{ConversationRecorder, MessageVersion, StoreError};
 use crate::wire::{
     DeltaCoalescer, Envelope, EnvelopeSink, ForwardItem, HostNotice, NoticeSource, RunId,
     spawn_forwarder,
@@ -127,15 +133,34 @@ pub enum SessionError {
     /// The model layer could not be set up.
     #[error(transparent)]
     Setup(#[from] ModelSetupError),
+    /// Refused before running: regenerate, edit, a version switch or a deletion while a run is active.
+    #[error(
+        "a run is active: wait until the answer is complete, or stop it, before changing versions or messages"
+    )]
+    RunActive,
+    /// Refused: the session is not saved, so it keeps no versions.
+    #[error("this conversation is not saved, so it has no versions")]
+    NotRecorded,
+    /// Refused before running: Continue needs an answer that ended at the output length limit.
+    #[error("the last answer did not stop at the length limit, so there is nothing to continue")]
+    NotTruncated,
+    /// The store refused or failed a version or branch change (nothing ran).
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 impl SessionError {
     /// True when nothing ran: no event was sent and no `idle` will come for this call.
     pub fn refused_before_running(&self) -> bool {
-        matches!(
-            self,
-            SessionError::Busy(_) | SessionError::NothingToContinue(_)
-        )
+        match self {
+            SessionError::Busy(_)
+            | SessionError::NothingToContinue(_)
+            | SessionError::RunActive
+            | SessionError::NotRecorded
+            | SessionError::NotTruncated
+            | SessionError::Store(_) => true,
+            SessionError::Agent(_) | SessionError::Setup(_) => false,
+        }
     }
 }
 
@@ -176,6 +201,11 @@ pub struct SessionState {
     /// The thinking level.
     #[ts(type = "import(\"../pi\").ThinkingLevel")]
     pub thinking_level: ModelThinkingLevel,
+    /// Where each user and assistant message of the stored shown branch stands among its versions; left out for
+    /// a session that is not saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub versions: Option<Vec<MessageVersion>>,
 }
 
 /// Which model a session talks to.
@@ -218,6 +248,7 @@ struct SessionInner {
     last_state: Arc<Mutex<Option<HostNotice>>>,
     diagnostics: Diagnostics,
     queue: Arc<SessionQueue>,
+    recorder: Option<Arc<Mutex<ConversationRecorder>>>,
 }
 
 impl DesktopSession {
@@ -256,6 +287,7 @@ impl DesktopSession {
         };
         agent_options.config.before_tool_call =
             Some(run_tools.before_tool_call(forward_tx.clone()));
+        agent_options.config.convert_to_llm = Some(branches::convert_to_llm());
         let queue = SessionQueue::new(
             settings.steering_mode,
             settings.follow_up_mode,
@@ -296,6 +328,7 @@ impl DesktopSession {
             last_state,
             diagnostics,
             queue,
+            recorder: options.recorder.clone(),
         };
         Ok(DesktopSession {
             inner: Arc::new(inner),
@@ -340,6 +373,20 @@ impl DesktopSession {
         self.launch(gate, transcript, run).await
     }
 
+    /// A run whose prompt is `messages` as they are (pi's `prompt(messages)`), with the gate held.
+    async fn start_messages_with_gate(
+        &self,
+        gate: OwnedMutexGuard<()>,
+        messages: Vec<AgentMessage>,
+    ) -> RunHandle {
+        self.inner.run_tools.servers_started().await;
+        self.refresh_tools();
+        let transcript = self.inner.agent.state().messages;
+        self.inner.queue.hand_over_before_run(&self.inner.agent);
+        let run = self.inner.agent.prompt(PromptInput::Messages(messages));
+        self.launch(gate, transcript, run).await
+    }
+
     /// Continues from the transcript (pi's `continue()`) and returns once accepted; refused while a run is
     /// active or when there is nothing to continue from.
     ///
@@ -348,6 +395,13 @@ impl DesktopSession {
     /// before it. pi's `continue()` would refuse an assistant tail, and providers skip such messages anyway.
     pub async fn start_continue(&self) -> Result<RunHandle, SessionError> {
         let gate = self.take_run_gate(RunKind::Continue)?;
+        self.start_continue_with_gate(gate).await
+    }
+
+    async fn start_continue_with_gate(
+        &self,
+        gate: OwnedMutexGuard<()>,
+    ) -> Result<RunHandle, SessionError> {
         self.inner.run_tools.servers_started().await;
         self.refresh_tools();
         self.inner.agent.update_messages(|messages| {
@@ -570,6 +624,11 @@ impl DesktopSession {
                 api: state.model.api.to_string(),
             },
             thinking_level: state.thinking_level,
+            versions: self
+                .inner
+                .recorder
+                .is_some()
+                .then(|| self.message_versions()),
         }
     }
 
@@ -599,6 +658,15 @@ impl DesktopSession {
         let forward_tx = &self.inner.forward_tx;
         if replace_if_changed(&self.inner.last_state, &state) {
             let _ = forward_tx.send(ForwardItem::Notice(state)).await;
+        }
+        if self.inner.recorder.is_some() {
+            let session = self.clone();
+            if let Ok(versions) =
+                tokio::task::spawn_blocking(move || session.message_versions()).await
+            {
+                let notice = HostNotice::Versions { versions };
+                let _ = forward_tx.send(ForwardItem::Notice(notice)).await;
+            }
         }
         let _ = forward_tx.send(ForwardItem::Notice(HostNotice::Idle)).await;
     }

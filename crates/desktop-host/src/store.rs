@@ -1,7 +1,7 @@
 //! Conversations on disk: an embedded SQLite database (WAL) in the app's data folder.
 //!
 //! [`Store`] is the database handle: conversations (id, title, model, created/updated), their messages as pi JSON
-//! in order, full-text search, soft delete with undo, export, and the tools allowed "in this conversation"
+//! in order — a tree of versions and branches of which one path is shown (`branches`) —, full-text search, soft delete with undo, export, and the tools allowed "in this conversation"
 //! ([`ConversationGrant`]). [`ConversationRecorder`] is what the host's agent subscriber feeds: it appends each
 //! message at `message_end` and checkpoints the streaming assistant message at most once per second (and on
 //! demand, for abort and error). [`Transcript`] rebuilds the Agent's messages when a
@@ -48,6 +48,7 @@
 //! ```
 
 mod approval_grants;
+mod branches;
 mod clock;
 mod conversation_id;
 mod database_file;
@@ -68,6 +69,7 @@ mod transcript;
 mod tests;
 
 pub use approval_grants::{BUILT_IN_SERVER, ConversationGrant};
+pub use branches::{DeletedMessages, MessageVersion};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use conversation_id::ConversationId;
 pub use database_file::StoreNotice;

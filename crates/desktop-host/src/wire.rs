@@ -39,6 +39,9 @@
 //!   the injected user message's `message_start`, or before the run it was sent as), `queued_message_cancelled`,
 //!   or `queued_messages_held` (`ids`; a run ended first, and the message waits for the user, who sends it:
 //!   `queued_message_consumed`, steers it into a run: `message_queued` again, or discards it).
+//! - `versions` (added in protocol version 1 without a bump: a new notice type): just before a run's `idle` of a
+//!   saved conversation, each user and assistant message of its shown branch as `{seq, role, timestamp, version,
+//!   versions}` (`session::branches`); `get_state` carries the same list as the optional `versions`.
 //!
 //! A window receives the envelopes of every conversation on one stream ([`EnvelopeSink`]; see
 //! `conversations::LiveStream`), after a snapshot of the runs in progress that ends where its stream begins.

@@ -14,6 +14,9 @@ mod support;
 /// "Allow in this conversation" grants: kept across a restart, listed with titles, revoked, gone with a purge.
 #[path = "store/approval_grants.rs"]
 mod approval_grants;
+/// Versions and branches: regenerate, edit, switching, restart, search, export, pair deletion, the upgrade from 5.
+#[path = "store/branches.rs"]
+mod branches;
 /// Checkpoint throttling of the streaming message and what a second process sees on disk.
 #[path = "store/checkpoints.rs"]
 mod checkpoints;

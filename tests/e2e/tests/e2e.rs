@@ -36,6 +36,9 @@ mod long_answer;
 // The window's one live stream: a reload mid-answer, and two conversations answering at once.
 mod live_stream;
 
+// Versions and branches of messages: regenerate and switch versions, edit into a branch, continue a cut-off answer.
+mod message_versions;
+
 // An MCP tool call against the real reference server: the approval card, Allow once, Deny, Stop.
 mod mcp_approval;
 

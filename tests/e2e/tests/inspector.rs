@@ -61,13 +61,20 @@ async fn open_inspector(app: &AppUnderTest) {
     app.find_test_id("inspector-panel").await.unwrap();
 }
 
+/// The text of the conversation's messages (the actions under them are the window's, not the conversation's:
+/// a replay shows none).
 async fn transcript_text(app: &AppUnderTest) -> String {
-    app.find_test_id("message-list")
+    app.find_test_id("message-list").await.unwrap();
+    let text = app
+        .client()
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=\"message-user\"], [data-testid=\"message-assistant\"]')]\
+               .map((message) => message.innerText).join('\\n');",
+            Vec::new(),
+        )
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+        .unwrap();
+    text.as_str().unwrap_or_default().to_owned()
 }
 
 #[tokio::test]

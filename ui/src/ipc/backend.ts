@@ -12,6 +12,7 @@ import type {
   ImageInput,
   LiveSnapshot,
   McpServersView,
+  MessagePairDeleted,
   RunAccepted,
   SettingsInput,
   SettingsView,
@@ -59,6 +60,39 @@ export function sendPrompt(text: string, images: readonly ImageInput[]): Promise
 /** Retry after a failed or stopped answer: continues the run from where it failed; resolves once accepted. */
 export function continueRun(): Promise<RunAccepted> {
   return invoke<RunAccepted>("continue_run");
+}
+
+// Versions and branches of a conversation's messages (desktop-host `session::branches`); a message is named by its
+// store `seq` (`AppState.versions`). Each is refused with `run_active` while the conversation runs.
+
+/** A new version of answer `seq`; resolves once the run is accepted. */
+export function regenerate(conversationId: string, seq: number): Promise<RunAccepted> {
+  return invoke<RunAccepted>("regenerate", { conversationId, seq });
+}
+
+/** Sends `text` in place of user message `seq` (a new branch); resolves once the run is accepted. */
+export function editMessage(conversationId: string, seq: number, text: string): Promise<RunAccepted> {
+  return invoke<RunAccepted>("edit_message", { conversationId, seq, text });
+}
+
+/** Shows the previous (-1) or next (1) version of message `seq`; resolves with the conversation as shown now. */
+export function showVersion(conversationId: string, seq: number, step: -1 | 1): Promise<AppState> {
+  return invoke<AppState>("show_version", { conversationId, seq, step });
+}
+
+/** Deletes user message `seq` and its answer, restorably for a few seconds. */
+export function deleteMessagePair(conversationId: string, seq: number): Promise<MessagePairDeleted> {
+  return invoke<MessagePairDeleted>("delete_message_pair", { conversationId, seq });
+}
+
+/** Undoes deleteMessagePair. */
+export function restoreMessages(conversationId: string, seqs: readonly number[]): Promise<AppState> {
+  return invoke<AppState>("restore_messages", { conversationId, seqs: [...seqs] });
+}
+
+/** Continues the last answer, cut off by the length limit; resolves once the run is accepted. */
+export function continueAnswer(conversationId: string): Promise<RunAccepted> {
+  return invoke<RunAccepted>("continue_answer", { conversationId });
 }
 
 /** The user's answer to a tool call's approval question in conversation `conversationId`. */

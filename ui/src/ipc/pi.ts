@@ -97,8 +97,17 @@ export interface ToolResultMessage {
   timestamp?: number;
 }
 
-/** pi's AgentMessage as the host sends it; custom roles may appear and are ignored by the UI. */
-export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage;
+/**
+ * The host's request to continue an answer cut off by the length limit (desktop-host `CONTINUATION_ROLE`): the
+ * model reads it as a user message asking to go on; the window shows the answers before and after it as one.
+ */
+export interface ContinuationMessage {
+  role: "continuation";
+  timestamp?: number;
+}
+
+/** pi's AgentMessage as the host sends it; other custom roles may appear and are ignored by the UI. */
+export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | ContinuationMessage;
 
 // ---- Assistant message events in wire form (spec 1.5 without `partial`; `block` added on *_start) ----
 

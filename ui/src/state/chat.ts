@@ -19,12 +19,17 @@ import type { RetryNoticeView } from "../ipc/bindings/RetryNoticeView";
 import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
 import { applyQueueNotice, withAnswering, type QueuedChip } from "./queue";
+import { matchVersions, type ItemVersion } from "./versions";
 
 /** The book's run states: `running` from agent_start to agent_end, `settling` until the host's idle notice. */
 export type RunStatus = "idle" | "running" | "settling";
 
-/** `interrupted`: the app stopped (a crash) before this answer was complete; it came back from storage. */
-export type AssistantStatus = "streaming" | "done" | "stopped" | "error" | "interrupted";
+/**
+ * `interrupted`: the app stopped (a crash) before this answer was complete; it came back from storage.
+ * `truncated`: the answer ended at the output length limit (pi's stopReason `length`): not done, it can be
+ * continued.
+ */
+export type AssistantStatus = "streaming" | "done" | "stopped" | "error" | "interrupted" | "truncated";
 
 export interface UserItem {
   kind: "user";
@@ -33,6 +38,8 @@ export interface UserItem {
   imageCount: number;
   /** `pending` until the host echoes the prompt (message_start); `failed` when the command was refused. */
   delivery: "pending" | "sent" | "failed";
+  /** The message's timestamp, once the host echoed it (what versions are matched by). */
+  timestamp?: number;
 }
 
 export interface AssistantItem {
@@ -46,6 +53,10 @@ export interface AssistantItem {
   model?: string;
   /** Retry was pressed for this failed answer (its Retry button goes away). */
   retried: boolean;
+  /** The message's timestamp (what versions are matched by). */
+  timestamp?: number;
+  /** This answer continues the one before it, which stopped at the length limit; they are shown as one. */
+  continuation?: boolean;
 }
 
 export type TranscriptItem = UserItem | AssistantItem;
@@ -125,6 +136,12 @@ export interface ChatState {
   /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
   tokensUsed: number;
   banner: Banner | null;
+  /** Where items stand among their versions, by item id (from the host's `versions`). */
+  versions: Readonly<Record<string, ItemVersion>>;
+  /** A continuation request came: the next answer continues the one before it. */
+  continuing: boolean;
+  /** The transcript before a regenerate or edit cut it; back if the host refuses. */
+  beforeBranch: readonly TranscriptItem[] | null;
   /** The last envelope applied; older or repeated ones are ignored. */
   lastSeq: number;
   nextId: number;
@@ -137,6 +154,12 @@ export type ChatAction =
   | { type: "prompt_submitted"; text: string; imageCount: number }
   /** Retry was pressed on this failed answer: continue_run is being invoked. */
   | { type: "continue_submitted"; assistantId: string }
+  /** Regenerate was pressed on this answer: it and what follows leave the transcript, regenerate is invoked. */
+  | { type: "regenerate_submitted"; assistantId: string }
+  /** An edited question was sent in place of this one: it and what follows leave, edit_message is invoked. */
+  | { type: "edit_submitted"; userId: string; text: string }
+  /** Continue was pressed on the answer cut off by the length limit: continue_answer is invoked. */
+  | { type: "continue_answer_submitted" }
   /** prompt / continue_run resolved: the host accepted run `runId` (its envelopes may already have come). */
   | { type: "run_accepted"; runId: number }
   /** The host ran the prompt in another conversation: nothing comes here, the unconfirmed message goes. */
@@ -179,6 +202,9 @@ export const initialChatState: ChatState = {
   turnCount: 0,
   tokensUsed: 0,
   banner: null,
+  versions: {},
+  continuing: false,
+  beforeBranch: null,
   lastSeq: 0,
   nextId: 1,
 };
@@ -218,11 +244,30 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         stopRequested: false,
         banner: null,
       };
+    case "regenerate_submitted": {
+      const index = state.transcript.findIndex((item) => item.id === action.assistantId);
+      if (index < 0) return state;
+      return { ...asking(state), beforeBranch: state.transcript, transcript: state.transcript.slice(0, index) };
+    }
+    case "edit_submitted": {
+      const index = state.transcript.findIndex((item) => item.id === action.userId);
+      const text = action.text.trim();
+      if (index < 0 || text === "") return state;
+      const user: UserItem = { kind: "user", id: `u${state.nextId}`, text, imageCount: 0, delivery: "pending" };
+      return {
+        ...asking(state),
+        beforeBranch: state.transcript,
+        transcript: [...state.transcript.slice(0, index), user],
+        nextId: state.nextId + 1,
+      };
+    }
+    case "continue_answer_submitted":
+      return { ...asking(state), beforeBranch: state.transcript };
     case "run_accepted":
       // The run's envelopes travel apart from the command's answer and may have come first.
       return state.lastRunId >= action.runId
-        ? { ...state, submitting: false, awaitedRunId: null }
-        : { ...state, awaitedRunId: action.runId };
+        ? { ...state, submitting: false, awaitedRunId: null, beforeBranch: null }
+        : { ...state, awaitedRunId: action.runId, beforeBranch: null };
     case "run_taken_elsewhere":
       return {
         ...state,
@@ -263,6 +308,19 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         banner: commandBanner(action.error),
       };
     case "command_failed":
+      if (isRunCommand(action.command)) {
+        // Asked during a run, nothing changed here: only the host's reason shows.
+        if (state.beforeBranch === null) return { ...state, banner: commandBanner(action.error) };
+        // The host refused before anything ran: the transcript a regenerate or edit cut comes back.
+        return {
+          ...state,
+          submitting: false,
+          awaitedRunId: null,
+          transcript: state.beforeBranch ?? state.transcript,
+          beforeBranch: null,
+          banner: commandBanner(action.error),
+        };
+      }
       return {
         ...state,
         submitting: action.command === "prompt" || action.command === "continue_run" ? false : state.submitting,
@@ -288,6 +346,16 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
 
 function assertNever(action: never): never {
   throw new Error(`unhandled chat action: ${JSON.stringify(action)}`);
+}
+
+/** The commands of versions and continuations that start a run. */
+function isRunCommand(command: string): boolean {
+  return command === "regenerate" || command === "edit_message" || command === "continue_answer";
+}
+
+/** This window asks for a run (as Send does). */
+function asking(state: ChatState): ChatState {
+  return { ...state, submitting: true, awaitedRunId: null, stopRequested: false, banner: null };
 }
 
 /**
@@ -355,6 +423,8 @@ function applyNotice(state: ChatState, notice: HostNotice): ChatState {
     case "turn_request":
       // What a turn sent is the loop inspector's; the transcript shows the answer.
       return state;
+    case "versions":
+      return { ...state, versions: matchVersions(state.transcript, notice.versions) };
     case "error":
       return { ...state, banner: { source: "notice", kind: notice.source, code: notice.source, detail: notice.message } };
     case "message_queued":
@@ -444,27 +514,39 @@ function messageStarted(state: ChatState, message: AgentMessage): ChatState {
       if (pendingIndex >= 0) {
         // The host echoes the prompt the user just sent: confirm it instead of showing it twice.
         const transcript = state.transcript.map((item, index) =>
-          index === pendingIndex && item.kind === "user" ? { ...item, text, imageCount, delivery: "sent" as const } : item,
+          index === pendingIndex && item.kind === "user"
+            ? withTimestamp({ ...item, text, imageCount, delivery: "sent" as const }, message.timestamp)
+            : item,
         );
         return { ...state, transcript };
       }
       // A steering or follow-up message where the loop injected it (its chip goes with the notice that follows),
       // a queued message sent as a prompt, or a prompt from elsewhere.
-      const user: UserItem = { kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" };
+      const user = withTimestamp<UserItem>(
+        { kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" },
+        message.timestamp,
+      );
       return { ...state, transcript: [...state.transcript, user], nextId: state.nextId + 1 };
     }
+    case "continuation":
+      return { ...state, continuing: true };
     case "assistant": {
-      const assistant: AssistantItem = {
-        kind: "assistant",
-        id: `a${state.nextId}`,
-        blocks: blocksFromMessage(message.content, false),
-        status: "streaming",
-        retried: false,
-      };
+      const assistant = withTimestamp<AssistantItem>(
+        {
+          kind: "assistant",
+          id: `a${state.nextId}`,
+          blocks: blocksFromMessage(message.content, false),
+          status: "streaming",
+          retried: false,
+        },
+        message.timestamp,
+      );
       if (typeof message.model === "string" && message.model !== "") assistant.model = message.model;
+      if (state.continuing) assistant.continuation = true;
       const settled = finishStreamingAssistant(state, "done");
       return {
         ...settled,
+        continuing: false,
         transcript: [...settled.transcript, assistant],
         streamingAssistantId: assistant.id,
         nextId: state.nextId + 1,
@@ -482,7 +564,10 @@ function messageEnded(state: ChatState, message: AgentMessage): ChatState {
   if (message.role !== "assistant") return state;
   const id = state.streamingAssistantId;
   if (id === null) return state;
-  const ended = updateAssistant(state, id, (item) => finalAssistant(item.id, message, item.retried));
+  const ended = updateAssistant(state, id, (item) => {
+    const final = finalAssistant(item.id, message, item.retried);
+    return item.continuation === true ? { ...final, continuation: true } : final;
+  });
   return {
     ...ended,
     streamingAssistantId: null,
@@ -500,6 +585,7 @@ export function finalAssistant(id: string, message: AssistantMessage, retried: b
     stopReason: message.stopReason,
     retried,
   };
+  if (message.timestamp !== undefined) item.timestamp = message.timestamp;
   if (typeof message.model === "string" && message.model !== "") item.model = message.model;
   return message.errorMessage === undefined ? item : { ...item, errorMessage: message.errorMessage };
 }
@@ -509,10 +595,11 @@ export function statusFromStopReason(stopReason: StopReason): AssistantStatus {
     case "pending":
       return "streaming";
     case "stop":
-    case "length":
     case "toolUse":
     case "deferred":
       return "done";
+    case "length":
+      return "truncated";
     case "aborted":
       return "stopped";
     case "error":
@@ -549,6 +636,10 @@ function updateAssistant(state: ChatState, id: string, update: (item: AssistantI
     }
   }
   return state;
+}
+
+function withTimestamp<T extends TranscriptItem>(item: T, timestamp: number | undefined): T {
+  return timestamp === undefined ? item : { ...item, timestamp };
 }
 
 export function userText(message: UserMessage): { text: string; imageCount: number } {

@@ -2,6 +2,7 @@
 // new_conversation) or a run in progress from the window's subscription snapshot. Pure functions.
 import type { AgentMessage, AppState, RunSnapshot } from "../ipc/wire";
 import { blocksFromMessage } from "./assistant-blocks";
+import { matchVersions } from "./versions";
 import {
   finalAssistant,
   initialChatState,
@@ -10,11 +11,13 @@ import {
   type ChatState,
   type ToolRun,
   type TranscriptItem,
+  type UserItem,
 } from "./chat";
 
 /** The state of a conversation the host handed over whole (no run of it is followed yet). */
 export function viewFromAppState(appState: AppState): ChatState {
-  return fromMessages(appState.conversationId ?? "", appState.messages);
+  const loaded = fromMessages(appState.conversationId ?? "", appState.messages);
+  return { ...loaded, versions: matchVersions(loaded.transcript, appState.versions ?? []) };
 }
 
 /** The state of a conversation made of `messages` alone (a replay's starting point). */
@@ -68,18 +71,28 @@ function fromMessages(conversationId: string, messages: readonly AgentMessage[])
   const transcript: TranscriptItem[] = [];
   const tools: Record<string, ToolRun> = {};
   let tokensUsed = 0;
+  let continuing = false;
   for (const message of messages) {
     switch (message.role) {
       case "user": {
         const { text, imageCount } = userText(message);
-        transcript.push({ kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" });
+        const user: UserItem = { kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" };
+        if (message.timestamp !== undefined) user.timestamp = message.timestamp;
+        transcript.push(user);
         nextId += 1;
         break;
       }
-      case "assistant":
-        transcript.push(finalAssistant(`a${nextId}`, message, false));
+      case "assistant": {
+        const assistant = finalAssistant(`a${nextId}`, message, false);
+        if (continuing) assistant.continuation = true;
+        continuing = false;
+        transcript.push(assistant);
         tokensUsed += message.usage?.totalTokens ?? 0;
         nextId += 1;
+        break;
+      }
+      case "continuation":
+        continuing = true;
         break;
       case "toolResult":
         tools[message.toolCallId] = {

@@ -36,6 +36,12 @@ export type WindowAction =
    * something was shown is ignored.
    */
   | { type: "conversation_loaded"; appState: AppState; origin: "startup" | "switch" | "new" }
+  /**
+   * The host changed which messages the conversation shows (another version, a pair deleted or restored) and
+   * answered with its state: the view is rebuilt from it, keeping what only the window knows (its queue, the
+   * envelopes applied).
+   */
+  | { type: "conversation_replaced"; appState: AppState }
   /** An intent or command result of one conversation (ignored once the window no longer follows it). */
   | { type: "chat"; conversationId: string; action: ChatAction }
   /**
@@ -90,6 +96,14 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
       }
       return { ...state, shownId: id, views, snapshotQueues, listRevision: state.listRevision + 1 };
     }
+    case "conversation_replaced": {
+      const id = action.appState.conversationId ?? "";
+      const old = state.views[id];
+      if (old === undefined) return state;
+      const loaded = viewFromAppState(action.appState);
+      const view: ChatState = { ...loaded, queue: old.queue, lastSeq: old.lastSeq, lastRunId: old.lastRunId };
+      return { ...state, views: { ...state.views, [id]: view }, listRevision: state.listRevision + 1 };
+    }
     case "chat": {
       const view =
         state.views[action.conversationId] ??
@@ -98,7 +112,7 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
       const next = chatReducer(view, action.action);
       if (next === view) return state;
       const views = { ...state.views, [action.conversationId]: next };
-      const listChanged = action.action.type === "prompt_submitted";
+      const listChanged = action.action.type === "prompt_submitted" || action.action.type === "edit_submitted";
       return { ...state, views, listRevision: listChanged ? state.listRevision + 1 : state.listRevision };
     }
     case "conversation_named":

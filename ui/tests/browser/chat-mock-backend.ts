@@ -30,6 +30,12 @@ interface ChatMock {
   conversations: { list: unknown; states: Record<string, unknown> };
   /** What `mcp_servers` answers (no servers by default). */
   mcpServers: unknown;
+  /**
+   * What `show_version`, `delete_message_pair` and `restore_messages` answer, in order (each call takes the
+   * first); `regenerate`, `edit_message` and `continue_answer` start a run as `prompt` does, refused with
+   * `run_active` while one is in progress.
+   */
+  versionAnswers: unknown[];
 }
 
 declare global {
@@ -114,6 +120,7 @@ window.__chatMock = {
     states: {},
   },
   mcpServers: { configFile: "/home/ada/.config/pi-desktop/mcp.json", servers: [], problems: [] },
+  versionAnswers: [],
 };
 
 mockIPC((cmd, payload) => {
@@ -190,6 +197,28 @@ mockIPC((cmd, payload) => {
       runId = lastRunId;
       runConversation = window.__chatMock.activeId;
       return { conversationId: window.__chatMock.activeId, runId };
+    }
+    case "regenerate":
+    case "edit_message":
+    case "continue_answer":
+      if (runId !== null) {
+        return Promise.reject({
+          kind: "busy",
+          code: "run_active",
+          detail: "a run is active: wait until the answer is complete, or stop it, before changing versions or messages",
+        });
+      }
+      lastRunId += 1;
+      runId = lastRunId;
+      runConversation = window.__chatMock.activeId;
+      return { conversationId: window.__chatMock.activeId, runId };
+    case "show_version":
+    case "delete_message_pair":
+    case "restore_messages": {
+      const answer = window.__chatMock.versionAnswers.shift();
+      return answer === undefined
+        ? Promise.reject({ kind: "invalid", code: "not_on_branch", detail: "no scripted answer" })
+        : answer;
     }
     case "plugin:opener|open_url":
       return null;

@@ -237,6 +237,7 @@ impl ConversationSink {
                 | HostNotice::ApprovalResolved { .. }
                 | HostNotice::TurnRequest(_)
                 | HostNotice::ModelRetry(_)
+                | HostNotice::Versions { .. }
                 | HostNotice::Error { .. },
             ) => {
                 if let Some((_, queue)) = state.queues.get_mut(&self.conversation_id) {
@@ -300,6 +301,7 @@ impl QueueSnapshot {
             | HostNotice::ApprovalResolved { .. }
             | HostNotice::TurnRequest(_)
             | HostNotice::ModelRetry(_)
+            | HostNotice::Versions { .. }
             | HostNotice::Error { .. } => {}
         }
     }

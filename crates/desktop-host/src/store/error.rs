@@ -88,6 +88,14 @@ pub enum StoreError {
         conversation_id: ConversationId,
         seq: i64,
     },
+    /// A version or branch operation named a message that is not where it has to be (not a live message of the
+    /// conversation, not on its shown branch, not of the role the operation needs, or no version in that direction).
+    #[error("message {seq} of conversation {conversation_id} cannot be used for this: {reason}")]
+    NotOnBranch {
+        conversation_id: ConversationId,
+        seq: i64,
+        reason: &'static str,
+    },
 }
 
 /// What kind of failure a [`StoreError`] is, for the UI to choose its notice and next step.
@@ -129,7 +137,8 @@ impl StoreError {
             Self::MessageWithoutRole
             | Self::Serialise(_)
             | Self::EmptyTitle
-            | Self::NotACheckpoint { .. } => StoreErrorKind::InvalidInput,
+            | Self::NotACheckpoint { .. }
+            | Self::NotOnBranch { .. } => StoreErrorKind::InvalidInput,
         }
     }
 

@@ -17,10 +17,12 @@ use super::transcript::{EntryState, Transcript, TranscriptEntry};
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub enum ExportFormat {
-    /// A readable document: a heading per message, tool calls and results as code blocks.
+    /// A readable document: a heading per message of the shown branch (naming its version where it has several),
+    /// tool calls and results as code blocks.
     Markdown,
     /// One JSON object per line: first `{"type":"conversation",…}` with the conversation's fields, then one
-    /// `{"type":"message","seq":n,"message":{pi JSON}}` per message (with `"interrupted":true` when it is).
+    /// `{"type":"message","seq":n,"message":{pi JSON}}` per message of the shown branch (with
+    /// `"interrupted":true` when it is, and `"version":v,"versions":n` where there is more than one version).
     JsonLines,
 }
 
@@ -65,6 +67,10 @@ struct Labels {
     error: &'static str,
     stopped: &'static str,
     interrupted: &'static str,
+    /// Before the messages of a conversation with several versions somewhere.
+    branch_note: &'static str,
+    /// `{v}` of `{n}`, after a heading.
+    version: &'static str,
 }
 
 impl Labels {
@@ -83,6 +89,8 @@ impl Labels {
                 error: "Error",
                 stopped: "Stopped",
                 interrupted: "Interrupted before this message was complete.",
+                branch_note: "This is the branch shown in Pi Desktop; other versions are kept in the app.",
+                version: "version {v} of {n}",
             },
             Language::Zh => &Labels {
                 untitled: "未命名对话",
@@ -97,6 +105,8 @@ impl Labels {
                 error: "错误",
                 stopped: "已停止",
                 interrupted: "这条消息未完成时应用已关闭。",
+                branch_note: "这是 Pi Desktop 中显示的分支；其他版本保存在应用里。",
+                version: "第 {v} 版，共 {n} 版",
             },
         }
     }
@@ -120,6 +130,10 @@ struct MessageLine<'a> {
     seq: i64,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     interrupted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    versions: Option<u32>,
     message: &'a Value,
 }
 
@@ -140,6 +154,8 @@ fn to_json_lines(transcript: &Transcript) -> Result<String, StoreError> {
             r#type: "message",
             seq: entry.seq,
             interrupted: entry.state == EntryState::Interrupted,
+            version: (entry.versions > 1).then_some(entry.version),
+            versions: (entry.versions > 1).then_some(entry.versions),
             message: &entry.message,
         };
         output.push_str(&serde_json::to_string(&line).map_err(StoreError::Serialise)?);
@@ -157,6 +173,9 @@ fn to_markdown(transcript: &Transcript, labels: &Labels) -> String {
     if let Some(model) = &conversation.model {
         let _ = write!(output, "\n{}: `{model}`\n", labels.model);
     }
+    if transcript.entries.iter().any(|entry| entry.versions > 1) {
+        let _ = write!(output, "\n*{}*\n", labels.branch_note);
+    }
     for entry in &transcript.entries {
         output.push('\n');
         write_entry(&mut output, entry, labels);
@@ -167,12 +186,23 @@ fn to_markdown(transcript: &Transcript, labels: &Labels) -> String {
 fn write_entry(output: &mut String, entry: &TranscriptEntry, labels: &Labels) {
     let message = &entry.message;
     let role = role_of(message).unwrap_or("message");
+    let version = if entry.versions > 1 {
+        format!(
+            " ({})",
+            labels
+                .version
+                .replace("{v}", &entry.version.to_string())
+                .replace("{n}", &entry.versions.to_string())
+        )
+    } else {
+        String::new()
+    };
     match role {
         "user" => {
-            let _ = writeln!(output, "## {}", labels.user);
+            let _ = writeln!(output, "## {}{version}", labels.user);
         }
         "assistant" => {
-            let _ = writeln!(output, "## {}", labels.assistant);
+            let _ = writeln!(output, "## {}{version}", labels.assistant);
         }
         "toolResult" => {
             let tool_name = message

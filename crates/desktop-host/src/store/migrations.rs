@@ -15,7 +15,7 @@ use super::error::StoreError;
 use super::message_text::readable_text;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 struct Migration {
     /// The version the database has after this step.
@@ -23,7 +23,7 @@ struct Migration {
     apply: fn(&Transaction<'_>) -> rusqlite::Result<()>,
 }
 
-const MIGRATIONS: [Migration; 5] = [
+const MIGRATIONS: [Migration; 6] = [
     Migration {
         version: 1,
         apply: create_conversations_and_messages,
@@ -43,6 +43,10 @@ const MIGRATIONS: [Migration; 5] = [
     Migration {
         version: 5,
         apply: add_run_logs,
+    },
+    Migration {
+        version: 6,
+        apply: add_versions_and_branches,
     },
 ];
 
@@ -237,5 +241,26 @@ fn add_run_logs(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
              summary TEXT NOT NULL
          );
          CREATE INDEX run_logs_by_conversation ON run_logs (conversation_id, id);",
+    )
+}
+
+/// Version 6: versions and branches (see `store::branches`). Each message names the message before it on its
+/// branch (`parent_seq`, NULL for the first), the conversation names the last message of the branch it shows
+/// (`head_seq`), and a message deleted with its pair is marked (`deleted_at`) until its undo window passed. An
+/// existing conversation is one branch: each message's parent is the one saved before it, and the head is its
+/// newest message.
+fn add_versions_and_branches(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(
+        "ALTER TABLE messages ADD COLUMN parent_seq INTEGER;
+         ALTER TABLE messages ADD COLUMN deleted_at INTEGER;
+         ALTER TABLE conversations ADD COLUMN head_seq INTEGER;
+         UPDATE messages SET parent_seq = (
+             SELECT MAX(earlier.seq) FROM messages earlier
+             WHERE earlier.conversation_id = messages.conversation_id AND earlier.seq < messages.seq
+         );
+         UPDATE conversations SET head_seq = (
+             SELECT MAX(seq) FROM messages WHERE messages.conversation_id = conversations.id
+         );
+         CREATE INDEX messages_by_parent ON messages (conversation_id, parent_seq);",
     )
 }

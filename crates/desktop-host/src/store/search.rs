@@ -1,4 +1,5 @@
-//! Full-text search over every message of the live conversations.
+//! Full-text search over every message of the live conversations: every version and branch, not only the shown
+//! one (see `branches`); messages deleted with their pair are left out at once.
 //!
 //! The index (`message_search`, FTS5 with the trigram tokenizer) holds each message's readable text. A query is
 //! split at whitespace into terms that must all occur, as substrings and case-insensitively: terms of three or
@@ -98,7 +99,7 @@ fn search_statement(terms: &[String], limit: usize) -> (String, Vec<SqlValue>) {
          FROM message_search
          JOIN messages m ON m.id = message_search.rowid
          JOIN conversations c ON c.id = m.conversation_id
-         WHERE c.deleted_at IS NULL",
+         WHERE c.deleted_at IS NULL AND m.deleted_at IS NULL",
     );
     let mut parameters = Vec::new();
     let (indexed, short): (Vec<&String>, Vec<&String>) = terms

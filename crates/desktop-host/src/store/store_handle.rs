@@ -234,7 +234,7 @@ impl Store {
     }
 
     /// Removes, with their messages, grants and run logs, the conversations deleted at least [`UNDO_WINDOW_MS`] ago; returns
-    /// how many.
+    /// how many. Messages deleted with their pair that long ago go too (see `branches`).
     /// Runs at open; the app may also call it when an undo notice expires.
     pub fn purge_expired_deletions(&self) -> Result<usize, StoreError> {
         let cutoff = self.now_ms() - UNDO_WINDOW_MS;
@@ -254,10 +254,12 @@ impl Store {
                      (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
                 params![cutoff],
             )?;
-            transaction.execute(
+            let n_purged = transaction.execute(
                 "DELETE FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1",
                 params![cutoff],
-            )
+            )?;
+            super::branches::purge_deleted_messages(transaction, cutoff)?;
+            Ok(n_purged)
         })
     }
 
@@ -342,7 +344,7 @@ impl Store {
         work(&mut connection)
     }
 
-    fn with_transaction<T>(
+    pub(super) fn with_transaction<T>(
         &self,
         operation: &'static str,
         work: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
@@ -465,12 +467,20 @@ fn insert_message(
 ) -> Result<i64, StoreError> {
     transaction
         .execute(
-            "INSERT INTO messages (conversation_id, seq, role, body, complete, saved_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO messages (conversation_id, seq, role, body, complete, saved_at, parent_seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT head_seq FROM conversations WHERE id = ?1))",
             params![id.as_str(), seq, row.role, row.body, complete, now],
         )
         .map_err(StoreError::sqlite("insert a message"))?;
-    Ok(transaction.last_insert_rowid())
+    let row_id = transaction.last_insert_rowid();
+    // A new message continues the shown branch: it is the head's child and becomes the head.
+    transaction
+        .execute(
+            "UPDATE conversations SET head_seq = ?2 WHERE id = ?1",
+            params![id.as_str(), seq],
+        )
+        .map_err(StoreError::sqlite("insert a message"))?;
+    Ok(row_id)
 }
 
 fn overwrite_checkpoint(

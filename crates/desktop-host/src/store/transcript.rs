@@ -1,10 +1,13 @@
 //! Reading a conversation back: its messages in order, with interrupted checkpoints marked, and the form the
 //! Agent's transcript is rebuilt from.
 
+use std::collections::HashMap;
+
 use pi_agent::AgentMessage;
 use rusqlite::params;
 use serde_json::Value;
 
+use super::branches::Tree;
 use super::conversation_id::ConversationId;
 use super::error::StoreError;
 use super::store_handle::{ConversationSummary, Store};
@@ -34,9 +37,13 @@ pub struct TranscriptEntry {
     pub message: Value,
     /// Whether it was finished.
     pub state: EntryState,
+    /// Which of the versions at its place it is, from 1 (see `branches`).
+    pub version: u32,
+    /// How many versions there are at its place.
+    pub versions: u32,
 }
 
-/// A conversation and its messages, as read back from the store.
+/// A conversation and the messages of its shown branch, as read back from the store.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Transcript {
@@ -94,25 +101,55 @@ fn as_aborted(partial: &Value) -> Option<Value> {
 }
 
 impl Store {
-    /// Reads a live conversation and all its messages.
+    /// Reads a live conversation and the messages of its shown branch (see `branches`), in order.
     pub fn load_transcript(&self, id: &ConversationId) -> Result<Transcript, StoreError> {
         let conversation = self.conversation(id)?;
-        let rows = self.with_connection(|connection| {
+        let (shown, rows) = self.with_connection(|connection| {
+            let tree = Tree::load(connection, id).map_err(StoreError::sqlite("read messages"))?;
+            let shown: Vec<(i64, u32, u32)> = tree
+                .shown()
+                .into_iter()
+                .map(|node| {
+                    let versions = tree.versions_of(node);
+                    let position = versions
+                        .iter()
+                        .position(|&seq| seq == node.seq)
+                        .unwrap_or(0);
+                    (
+                        node.seq,
+                        u32::try_from(position + 1).unwrap_or(u32::MAX),
+                        u32::try_from(versions.len()).unwrap_or(u32::MAX),
+                    )
+                })
+                .collect();
             let mut statement = connection
-                .prepare("SELECT seq, body, complete FROM messages WHERE conversation_id = ?1 ORDER BY seq")
+                .prepare(
+                    "SELECT seq, body, complete FROM messages
+                     WHERE conversation_id = ?1 AND deleted_at IS NULL ORDER BY seq",
+                )
                 .map_err(StoreError::sqlite("read messages"))?;
             let rows = statement
                 .query_map(params![id.as_str()], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, bool>(2)?))
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        (row.get::<_, String>(1)?, row.get::<_, bool>(2)?),
+                    ))
                 })
                 .map_err(StoreError::sqlite("read messages"))?;
-            rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::sqlite("read messages"))
+            let rows = rows
+                .collect::<Result<HashMap<_, _>, _>>()
+                .map_err(StoreError::sqlite("read messages"))?;
+            Ok((shown, rows))
         })?;
-        let entries = rows
+        let entries = shown
             .into_iter()
-            .map(|(seq, body, complete)| {
+            .filter_map(|(seq, version, versions)| {
+                rows.get(&seq)
+                    .map(|(body, complete)| (seq, version, versions, body, *complete))
+            })
+            .map(|(seq, version, versions, body, complete)| {
                 let message =
-                    serde_json::from_str(&body).map_err(|source| StoreError::CorruptMessage {
+                    serde_json::from_str(body).map_err(|source| StoreError::CorruptMessage {
                         conversation_id: id.clone(),
                         seq,
                         source,
@@ -126,6 +163,8 @@ impl Store {
                     seq,
                     message,
                     state,
+                    version,
+                    versions,
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;

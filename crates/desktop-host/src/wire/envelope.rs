@@ -12,7 +12,7 @@ use crate::approval::{ApprovalOutcome, ApprovalRequest};
 use crate::connection::RetryNoticeView;
 use crate::inspector::TurnRequest;
 use crate::session::{QueuedMessage, QueuedMessageId};
-use crate::store::ConversationId;
+use crate::store::{ConversationId, MessageVersion};
 
 /// The wire protocol version; see the bump rule in the `wire` module doc.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -122,6 +122,12 @@ pub enum HostNotice {
     TurnRequest(TurnRequest),
     /// A request to the model failed before any answer arrived and goes again after a wait (Stop cancels it).
     ModelRetry(RetryNoticeView),
+    /// Where each user and assistant message of the conversation's shown branch stands among its versions, after
+    /// a run (just before its `idle`); the window matches them to its messages by role and timestamp.
+    Versions {
+        /// In transcript order.
+        versions: Vec<MessageVersion>,
+    },
     /// A host-side failure beside the run; `message` is safe to show.
     Error {
         /// Which part of the host failed.

@@ -301,6 +301,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
               content={content}
               setup={showsSetupCard(provider, shown) && replay === null ? <SetupCard onConfigured={onSettingsChanged} /> : null}
               onResend={replay === null && blocked === null ? (text) => void intents.send(text) : undefined}
+              messages={replay === null ? intents.messages : undefined}
             />
           </ApprovalContext.Provider>
         </RenderBacklogContext.Provider>

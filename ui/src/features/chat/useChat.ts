@@ -34,6 +34,7 @@ import {
 import { listConversations, openConversation } from "../../ipc/conversations";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
 import { envelopeInbox } from "./envelope-inbox";
+import { useMessageActions, type MessageIntents } from "./useMessageActions";
 
 export interface ChatIntents {
   send: (text: string) => boolean;
@@ -55,6 +56,8 @@ export interface ChatIntents {
   cancelQueued: (chip: QueuedChip) => void;
   /** Sends a queued message now: a run of its own between runs, steering during one. */
   sendQueued: (chip: QueuedChip) => void;
+  /** The actions on one message: versions, branches, deletion, continuation. */
+  messages: MessageIntents;
 }
 
 export function useChat(): [WindowState, ChatIntents] {
@@ -255,6 +258,12 @@ export function useChat(): [WindowState, ChatIntents] {
     [sendEnabled, conversationId],
   );
 
+  const acceptMessageRun = useCallback(
+    (runConversationId: string, accepted: RunAccepted) => acceptRun(dispatch, runConversationId, accepted),
+    [],
+  );
+  const messages = useMessageActions(dispatch, view, acceptMessageRun);
+
   const dismissBanner = useCallback(
     () => dispatch({ type: "chat", conversationId, action: { type: "banner_dismissed" } }),
     [conversationId],
@@ -275,6 +284,7 @@ export function useChat(): [WindowState, ChatIntents] {
       queue,
       cancelQueued: cancelQueuedMessage,
       sendQueued: sendQueuedMessage,
+      messages,
     },
   ];
 }

@@ -589,7 +589,8 @@ async fn print_envelopes(
                 | HostNotice::QueuedMessageConsumed { .. }
                 | HostNotice::QueuedMessageCancelled { .. }
                 | HostNotice::QueuedMessagesHeld { .. }
-                | HostNotice::TurnRequest(_),
+                | HostNotice::TurnRequest(_)
+                | HostNotice::Versions { .. },
             ) => {}
         }
         let _ = stdout.flush();
