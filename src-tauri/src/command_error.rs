@@ -106,6 +106,14 @@ pub enum ErrorCode {
     ImageRefused,
     /// A web image could not be fetched.
     ImageUnreachable,
+    /// An attached file is larger than the app reads.
+    AttachmentTooLarge,
+    /// An attached file is not a PDF, text, Markdown or code file.
+    AttachmentUnsupported,
+    /// An attached PDF cannot be parsed (damaged or encrypted).
+    AttachmentUnreadable,
+    /// An attached PDF has no text layer (a scan).
+    AttachmentNoText,
 }
 
 impl ErrorCode {
@@ -124,7 +132,8 @@ impl ErrorCode {
             NothingToContinue | InvalidValue | ConversationGone | InvalidInput | RunLogGone
             | McpUnknownServer | McpServerDisabled | McpEntryInvalid | McpNameTaken
             | McpImportFailed | ModelRequired | InvalidPrompt | ApprovalNotPending
-            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused => ErrorKind::Invalid,
+            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused | AttachmentTooLarge
+            | AttachmentUnsupported | AttachmentUnreadable | AttachmentNoText => ErrorKind::Invalid,
             ImageUnreachable => ErrorKind::Provider,
             AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
         }

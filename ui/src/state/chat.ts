@@ -13,12 +13,14 @@ import type {
   Envelope,
   HostNotice,
   StopReason,
+  Usage,
   UserMessage,
 } from "../ipc/wire";
 import type { RetryNoticeView } from "../ipc/bindings/RetryNoticeView";
 import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
 import { applyQueueNotice, withAnswering, type QueuedChip } from "./queue";
+import { userContent, type UserAttachment } from "./user-attachments";
 
 /** The book's run states: `running` from agent_start to agent_end, `settling` until the host's idle notice. */
 export type RunStatus = "idle" | "running" | "settling";
@@ -31,6 +33,8 @@ export interface UserItem {
   id: string;
   text: string;
   imageCount: number;
+  /** Its images and attached files, in order; absent when it has none. */
+  attachments?: readonly UserAttachment[];
   /** `pending` until the host echoes the prompt (message_start); `failed` when the command was refused. */
   delivery: "pending" | "sent" | "failed";
 }
@@ -44,6 +48,8 @@ export interface AssistantItem {
   errorMessage?: string;
   /** The model that wrote it (the message's `model`), when the message names one. */
   model?: string;
+  /** Its tokens and cost, once the message ended (the provider's report; zeros when it reported none). */
+  usage?: Usage;
   /** Retry was pressed for this failed answer (its Retry button goes away). */
   retried: boolean;
 }
@@ -122,8 +128,6 @@ export interface ChatState {
   retry: RetryNoticeView | null;
   /** Turns of the current (or last) run. */
   turnCount: number;
-  /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
-  tokensUsed: number;
   banner: Banner | null;
   /** The last envelope applied; older or repeated ones are ignored. */
   lastSeq: number;
@@ -134,7 +138,7 @@ export type ChatAction =
   /** Envelopes of this conversation that arrived together, in order (one frame's worth). */
   | { type: "envelopes"; envelopes: readonly Envelope[] }
   /** Send was pressed: the prompt command is being invoked with this text. */
-  | { type: "prompt_submitted"; text: string; imageCount: number }
+  | { type: "prompt_submitted"; text: string; imageCount: number; attachments?: readonly UserAttachment[] }
   /** Retry was pressed on this failed answer: continue_run is being invoked. */
   | { type: "continue_submitted"; assistantId: string }
   /** prompt / continue_run resolved: the host accepted run `runId` (its envelopes may already have come). */
@@ -177,7 +181,6 @@ export const initialChatState: ChatState = {
   approvals: {},
   queue: [],
   turnCount: 0,
-  tokensUsed: 0,
   banner: null,
   lastSeq: 0,
   nextId: 1,
@@ -189,14 +192,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return action.envelopes.reduce(applyEnvelope, state);
     case "prompt_submitted": {
       const text = action.text.trim();
-      if (text === "" && action.imageCount === 0) return state;
-      const user: UserItem = {
-        kind: "user",
-        id: `u${state.nextId}`,
-        text,
-        imageCount: action.imageCount,
-        delivery: "pending",
-      };
+      const attachments = action.attachments ?? [];
+      if (text === "" && action.imageCount === 0 && attachments.length === 0) return state;
+      const user: UserItem = withAttachments(
+        { kind: "user", id: `u${state.nextId}`, text, imageCount: action.imageCount, delivery: "pending" },
+        attachments,
+      );
       return {
         ...state,
         transcript: [...state.transcript, user],
@@ -439,18 +440,20 @@ function messageStarted(state: ChatState, message: AgentMessage): ChatState {
   if (state.retry !== null && message.role === "assistant") return messageStarted({ ...state, retry: null }, message);
   switch (message.role) {
     case "user": {
-      const { text, imageCount } = userText(message);
+      const { text, imageCount, attachments } = userText(message);
       const pendingIndex = state.transcript.findIndex((item) => item.kind === "user" && item.delivery === "pending");
       if (pendingIndex >= 0) {
         // The host echoes the prompt the user just sent: confirm it instead of showing it twice.
         const transcript = state.transcript.map((item, index) =>
-          index === pendingIndex && item.kind === "user" ? { ...item, text, imageCount, delivery: "sent" as const } : item,
+          index === pendingIndex && item.kind === "user"
+            ? withAttachments({ ...item, text, imageCount, delivery: "sent" as const }, attachments)
+            : item,
         );
         return { ...state, transcript };
       }
       // A steering or follow-up message where the loop injected it (its chip goes with the notice that follows),
       // a queued message sent as a prompt, or a prompt from elsewhere.
-      const user: UserItem = { kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" };
+      const user = withAttachments({ kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" }, attachments);
       return { ...state, transcript: [...state.transcript, user], nextId: state.nextId + 1 };
     }
     case "assistant": {
@@ -483,11 +486,7 @@ function messageEnded(state: ChatState, message: AgentMessage): ChatState {
   const id = state.streamingAssistantId;
   if (id === null) return state;
   const ended = updateAssistant(state, id, (item) => finalAssistant(item.id, message, item.retried));
-  return {
-    ...ended,
-    streamingAssistantId: null,
-    tokensUsed: state.tokensUsed + (message.usage?.totalTokens ?? 0),
-  };
+  return { ...ended, streamingAssistantId: null };
 }
 
 /** The item for a complete assistant message: its final blocks, and a status from its stop reason. */
@@ -501,6 +500,7 @@ export function finalAssistant(id: string, message: AssistantMessage, retried: b
     retried,
   };
   if (typeof message.model === "string" && message.model !== "") item.model = message.model;
+  if (message.usage !== undefined) item.usage = message.usage;
   return message.errorMessage === undefined ? item : { ...item, errorMessage: message.errorMessage };
 }
 
@@ -551,14 +551,19 @@ function updateAssistant(state: ChatState, id: string, update: (item: AssistantI
   return state;
 }
 
-export function userText(message: UserMessage): { text: string; imageCount: number } {
-  if (typeof message.content === "string") return { text: message.content, imageCount: 0 };
-  let text = "";
-  let imageCount = 0;
-  for (const block of message.content) {
-    if (block.type === "text") text += block.text;
-    else imageCount += 1;
-  }
-  return { text, imageCount };
+export function userText(message: UserMessage): {
+  text: string;
+  imageCount: number;
+  attachments: readonly UserAttachment[];
+} {
+  const imageCount = typeof message.content === "string" ? 0 : message.content.filter((block) => block.type === "image").length;
+  return { ...userContent(message), imageCount };
+}
+
+/** `item` with `attachments`, or without the field when there are none. */
+export function withAttachments(item: UserItem, attachments: readonly UserAttachment[]): UserItem {
+  if (attachments.length > 0) return { ...item, attachments };
+  const { attachments: _none, ...bare } = item;
+  return bare;
 }
 

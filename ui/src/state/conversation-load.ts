@@ -6,6 +6,7 @@ import {
   finalAssistant,
   initialChatState,
   userText,
+  withAttachments,
   type AssistantItem,
   type ChatState,
   type ToolRun,
@@ -67,18 +68,16 @@ function fromMessages(conversationId: string, messages: readonly AgentMessage[])
   let nextId = 1;
   const transcript: TranscriptItem[] = [];
   const tools: Record<string, ToolRun> = {};
-  let tokensUsed = 0;
   for (const message of messages) {
     switch (message.role) {
       case "user": {
-        const { text, imageCount } = userText(message);
-        transcript.push({ kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" });
+        const { text, imageCount, attachments } = userText(message);
+        transcript.push(withAttachments({ kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" }, attachments));
         nextId += 1;
         break;
       }
       case "assistant":
         transcript.push(finalAssistant(`a${nextId}`, message, false));
-        tokensUsed += message.usage?.totalTokens ?? 0;
         nextId += 1;
         break;
       case "toolResult":
@@ -96,5 +95,5 @@ function fromMessages(conversationId: string, messages: readonly AgentMessage[])
         break;
     }
   }
-  return { ...initialChatState, conversationId, transcript, tools, tokensUsed, nextId };
+  return { ...initialChatState, conversationId, transcript, tools, nextId };
 }
