@@ -168,9 +168,11 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
   const [modelFacts, setModelFacts] = useState<ModelSummary | null>(null);
   const [modelRevision, setModelRevision] = useState(0);
   const usable = provider.status === "usable";
+  // A backend that cannot say whether the provider is usable still sends, so its model's facts count too.
+  const sending = usable || provider.status === "unknown";
   const settled = state.runStatus === "idle" && state.runId === null;
   useEffect(() => {
-    if (!usable || !settled) return;
+    if (!sending || !settled) return;
     let current = true;
     getState().then(
       (appState) => {
@@ -183,7 +185,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
     return () => {
       current = false;
     };
-  }, [usable, settled, state.conversationId, provider, modelRevision]);
+  }, [sending, settled, state.conversationId, provider, modelRevision]);
   const blocked = sendBlockedReason(provider);
   const shownModel = usable ? sessionModel || provider.model : (settings?.model ?? "");
 
