@@ -223,9 +223,9 @@ pub fn read_attachment(name: &str, bytes: Vec<u8>) -> Result<AttachedFile, Attac
     let truncated = document.next_start_char.is_some();
     let mut text = document.text;
     if truncated {
+        let total_chars = document.total_chars;
         text.push_str(&format!(
-            "\n\n[Truncated: the first {} of {} characters of {name} are attached.]",
-            MAX_ATTACHMENT_CHARS, document.total_chars
+            "\n\n[Truncated: the first {MAX_ATTACHMENT_CHARS} of {total_chars} characters of {name} are attached.]"
         ));
     }
     Ok(AttachedFile {
