@@ -129,11 +129,27 @@ impl ErrorCode {
             | DatabaseTooNew | StorageFailed | ExportFailed | McpFileFailed | McpGrantNotKept => {
                 ErrorKind::Storage
             }
-            NothingToContinue | InvalidValue | ConversationGone | InvalidInput | RunLogGone
-            | McpUnknownServer | McpServerDisabled | McpEntryInvalid | McpNameTaken
-            | McpImportFailed | ModelRequired | InvalidPrompt | ApprovalNotPending
-            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused | AttachmentTooLarge
-            | AttachmentUnsupported | AttachmentUnreadable | AttachmentNoText => ErrorKind::Invalid,
+            NothingToContinue
+            | InvalidValue
+            | ConversationGone
+            | InvalidInput
+            | RunLogGone
+            | McpUnknownServer
+            | McpServerDisabled
+            | McpEntryInvalid
+            | McpNameTaken
+            | McpImportFailed
+            | ModelRequired
+            | InvalidPrompt
+            | ApprovalNotPending
+            | EmptyMessage
+            | NoLongerQueued
+            | AlreadyDelivered
+            | ImageRefused
+            | AttachmentTooLarge
+            | AttachmentUnsupported
+            | AttachmentUnreadable
+            | AttachmentNoText => ErrorKind::Invalid,
             ImageUnreachable => ErrorKind::Provider,
             AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
         }

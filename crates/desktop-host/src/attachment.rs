@@ -101,7 +101,9 @@ pub enum AttachmentError {
         reason: String,
     },
     /// A PDF without a text layer (a scan).
-    #[error("{name} has no text layer (it may be a scanned document), so there is no text to attach")]
+    #[error(
+        "{name} has no text layer (it may be a scanned document), so there is no text to attach"
+    )]
     NoTextLayer {
         /// The file.
         name: String,

@@ -10,7 +10,10 @@ use crate::command_error::{CommandError, ErrorCode};
 /// Reads the text of the attached file `name` from its base64 `data`: at most 20 MB, a PDF with a text layer, or
 /// UTF-8 text (Markdown, code); the text is cut at 100,000 characters with a visible marker.
 #[tauri::command]
-pub(crate) async fn read_attachment(name: String, data: String) -> Result<AttachedFile, CommandError> {
+pub(crate) async fn read_attachment(
+    name: String,
+    data: String,
+) -> Result<AttachedFile, CommandError> {
     tauri::async_runtime::spawn_blocking(move || {
         let bytes = attachment::decode_attachment(&name, &data)?;
         attachment::read_attachment(&name, bytes)

@@ -101,7 +101,7 @@ async fn text_of(app: &AppUnderTest, css: &str) -> String {
 
 #[tokio::test]
 async fn an_image_attached_by_the_file_input_reaches_the_model_as_an_image_and_the_answer_shows_its_usage()
-{
+ {
     let server = OpenAiServer::start(vec![Reply::Stream(answer_with_usage(
         "A green square.",
         1200,
@@ -139,20 +139,36 @@ async fn an_image_attached_by_the_file_input_reaches_the_model_as_an_image_and_t
     );
     app.find_test_id("user-attachment-image").await.unwrap();
     assert_eq!(
-        text_of(&app, r#"[data-testid="answer-usage"] [data-testid="usage-input"]"#).await,
+        text_of(
+            &app,
+            r#"[data-testid="answer-usage"] [data-testid="usage-input"]"#
+        )
+        .await,
         "in 1,000"
     );
     assert_eq!(
-        text_of(&app, r#"[data-testid="answer-usage"] [data-testid="usage-output"]"#).await,
+        text_of(
+            &app,
+            r#"[data-testid="answer-usage"] [data-testid="usage-output"]"#
+        )
+        .await,
         "out 34"
     );
     assert_eq!(
-        text_of(&app, r#"[data-testid="answer-usage"] [data-testid="usage-cache"]"#).await,
+        text_of(
+            &app,
+            r#"[data-testid="answer-usage"] [data-testid="usage-cache"]"#
+        )
+        .await,
         "cache read 200 · cache write 0"
     );
     // gpt-4o: $2.50 per million input tokens, $10 output, $1.25 cached.
     assert_eq!(
-        text_of(&app, r#"[data-testid="answer-usage"] [data-testid="usage-cost"]"#).await,
+        text_of(
+            &app,
+            r#"[data-testid="answer-usage"] [data-testid="usage-cost"]"#
+        )
+        .await,
         "$0.0031"
     );
     assert_eq!(
@@ -204,7 +220,10 @@ async fn a_pdf_from_downloads_reaches_the_model_as_its_text_and_is_shown_after_a
 
     let content = last_user_content(&server, 0);
     assert_eq!(content.len(), 2, "{content:?}");
-    assert_eq!(content[0], json!({ "type": "text", "text": "How much is due?" }));
+    assert_eq!(
+        content[0],
+        json!({ "type": "text", "text": "How much is due?" })
+    );
     let file_text = content[1]["text"].as_str().unwrap();
     assert!(
         file_text.starts_with("<attached-file name=\"invoice-2026.pdf\">\n"),
@@ -231,12 +250,14 @@ async fn a_pdf_from_downloads_reaches_the_model_as_its_text_and_is_shown_after_a
         .click()
         .await
         .unwrap();
-    assert_eq!(
-        text_of(&again, r#"[data-testid="user-attachment-file"]"#).await,
-        "invoice-2026.pdf"
-    );
     again
-        .wait_for_xpath(r#"//*[@data-testid="message-user" and contains(., "How much is due?")]"#)
+        .wait_for_xpath(
+            r#"//*[@data-testid="message-user" and contains(., "How much is due?")]//*[@data-testid="user-attachment-file" and .="invoice-2026.pdf"]"#,
+        )
+        .await
+        .unwrap();
+    again
+        .screenshot("attachments-pdf-after-restart")
         .await
         .unwrap();
     again.close().await.unwrap();
@@ -283,7 +304,11 @@ async fn a_model_without_image_input_gets_the_notice_before_anything_is_sent() {
         .prop("value")
         .await
         .unwrap();
-    assert_eq!(draft.as_deref(), Some("What is in this picture?"), "the text stays");
+    assert_eq!(
+        draft.as_deref(),
+        Some("What is in this picture?"),
+        "the text stays"
+    );
     app.close().await.unwrap();
 }
 

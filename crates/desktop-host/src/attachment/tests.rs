@@ -148,7 +148,10 @@ fn a_prompt_refuses_too_many_unnamed_or_overlong_files() {
         Err(PromptFileError::TooMany(MAX_PROMPT_FILES + 1))
     );
     assert_eq!(
-        prompt_files(vec![("a.txt".to_owned(), "x".to_owned()), (" ".to_owned(), "y".to_owned())]),
+        prompt_files(vec![
+            ("a.txt".to_owned(), "x".to_owned()),
+            (" ".to_owned(), "y".to_owned())
+        ]),
         Err(PromptFileError::Unnamed { index: 2 })
     );
     let long = "x".repeat(MAX_ATTACHMENT_CHARS + MARKER_ALLOWANCE_CHARS + 1);

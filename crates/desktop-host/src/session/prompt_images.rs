@@ -107,11 +107,15 @@ impl SessionPrompt {
         if !self.text.trim().is_empty() {
             blocks.push(UserBlock::text(self.text));
         }
-        blocks.extend(self.files.iter().map(|file| UserBlock::text(file.block_text())));
+        blocks.extend(
+            self.files
+                .iter()
+                .map(|file| UserBlock::text(file.block_text())),
+        );
         blocks.extend(self.images.into_iter().map(UserBlock::Image));
-        PromptInput::Messages(vec![AgentMessage::User(UserMessage::new(UserContent::Blocks(
-            blocks,
-        )))])
+        PromptInput::Messages(vec![AgentMessage::User(UserMessage::new(
+            UserContent::Blocks(blocks),
+        ))])
     }
 }
 

@@ -484,15 +484,19 @@ async fn a_prompt_with_a_pdf_and_an_image_sends_the_text_then_the_files_block_th
     assert_eq!(file.page_count, Some(1));
     let files = desktop_host::attachment::prompt_files(vec![(file.name, file.text)]).unwrap();
 
-    let prompt = SessionPrompt::with_images("what is due?", vec![image("iVBORw0KGgo=", "image/png")])
-        .unwrap()
-        .with_files(files);
+    let prompt =
+        SessionPrompt::with_images("what is due?", vec![image("iVBORw0KGgo=", "image/png")])
+            .unwrap()
+            .with_files(files);
     session.prompt(prompt).await.unwrap();
     log.wait_for_idle().await;
 
     let contexts = seen.lock().unwrap().clone();
     let content = contexts[0]["messages"][0]["content"].clone();
-    assert_eq!(content[0], json!({ "type": "text", "text": "what is due?" }));
+    assert_eq!(
+        content[0],
+        json!({ "type": "text", "text": "what is due?" })
+    );
     let block = content[1]["text"].as_str().unwrap();
     assert_eq!(
         desktop_host::attachment::parse_file_block(block).map(|(name, _)| name),

@@ -1,9 +1,10 @@
 // In the status line: the conversation's tokens and cost, each model call counted once, and the context meter
 // (how full the model's context window was at the last request; it warns from CONTEXT_WARN_RATIO on).
+import { useLayoutEffect, useRef } from "react";
+
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
 import { contextFill, type ConversationUsage as Totals } from "../../state/usage";
-import { CONTEXT_WARN_RATIO } from "../../state/usage";
 import { formatCost, formatTokens } from "./usage-format";
 import "./usage.css";
 
@@ -46,15 +47,7 @@ export function ConversationUsage({ usage, contextWindow, language }: Conversati
           title={fill.level === "ok" ? strings.contextLabel : fill.level === "warn" ? strings.contextWarn : strings.contextFull}
           role={fill.level === "ok" ? undefined : "alert"}
         >
-          <meter
-            min={0}
-            max={1}
-            low={CONTEXT_WARN_RATIO}
-            high={0.999}
-            optimum={0}
-            value={Math.min(fill.ratio, 1)}
-            aria-label={strings.contextLabel}
-          />
+          <ContextBar percent={Math.min(Math.round(fill.ratio * 100), 100)} label={strings.contextLabel} />
           {strings.context(Math.round(fill.ratio * 100), tokens(fill.tokens), tokens(fill.window))}
           {fill.level === "ok" ? null : (
             <span className="context-warning" data-testid="context-warning">
@@ -64,5 +57,21 @@ export function ConversationUsage({ usage, contextWindow, language }: Conversati
         </span>
       ) : null}
     </>
+  );
+}
+
+/**
+ * The meter's bar: a filled span whose width is set through the CSSOM (the CSP refuses style attributes). Not a
+ * `<meter>`, which WebKitGTK draws with the GTK theme and which stalled the window's painting.
+ */
+function ContextBar({ percent, label }: { percent: number; label: string }) {
+  const fillRef = useRef<HTMLSpanElement>(null);
+  useLayoutEffect(() => {
+    if (fillRef.current !== null) fillRef.current.style.width = `${percent}%`;
+  }, [percent]);
+  return (
+    <span className="context-bar" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={label}>
+      <span ref={fillRef} className="context-bar-fill" />
+    </span>
   );
 }
