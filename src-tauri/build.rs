@@ -12,6 +12,7 @@ fn main() {
         "get_state",
         "new_conversation",
         "prompt",
+        "read_attachment",
         "continue_run",
         "abort",
         "steer",

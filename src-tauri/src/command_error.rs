@@ -114,6 +114,14 @@ pub enum ErrorCode {
     NotSaved,
     /// The message is not on the shown branch (or has no version in that direction).
     NotOnBranch,
+    /// An attached file is larger than the app reads.
+    AttachmentTooLarge,
+    /// An attached file is not a PDF, text, Markdown or code file.
+    AttachmentUnsupported,
+    /// An attached PDF cannot be parsed (damaged or encrypted).
+    AttachmentUnreadable,
+    /// An attached PDF has no text layer (a scan).
+    AttachmentNoText,
 }
 
 impl ErrorCode {
@@ -129,11 +137,30 @@ impl ErrorCode {
             | DatabaseTooNew | StorageFailed | ExportFailed | McpFileFailed | McpGrantNotKept => {
                 ErrorKind::Storage
             }
-            NothingToContinue | InvalidValue | ConversationGone | InvalidInput | RunLogGone
-            | McpUnknownServer | McpServerDisabled | McpEntryInvalid | McpNameTaken
-            | McpImportFailed | ModelRequired | InvalidPrompt | ApprovalNotPending
-            | EmptyMessage | NoLongerQueued | AlreadyDelivered | ImageRefused | NotTruncated
-            | NotSaved | NotOnBranch => ErrorKind::Invalid,
+            NothingToContinue
+            | InvalidValue
+            | ConversationGone
+            | InvalidInput
+            | RunLogGone
+            | McpUnknownServer
+            | McpServerDisabled
+            | McpEntryInvalid
+            | McpNameTaken
+            | McpImportFailed
+            | ModelRequired
+            | InvalidPrompt
+            | ApprovalNotPending
+            | EmptyMessage
+            | NoLongerQueued
+            | AlreadyDelivered
+            | ImageRefused
+            | NotTruncated
+            | NotSaved
+            | NotOnBranch
+            | AttachmentTooLarge
+            | AttachmentUnsupported
+            | AttachmentUnreadable
+            | AttachmentNoText => ErrorKind::Invalid,
             ImageUnreachable => ErrorKind::Provider,
             AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
         }

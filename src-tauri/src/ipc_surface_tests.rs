@@ -170,6 +170,7 @@ fn prompt(app: &App<MockRuntime>, text: &str) -> Result<Value, CommandError> {
         app.state::<Conversations>(),
         text.to_owned(),
         None,
+        None,
     ))
     .map(|accepted| serde_json::to_value(accepted).unwrap())
 }
@@ -408,6 +409,7 @@ fn prompt_with_images(
         app.state::<Conversations>(),
         text.to_owned(),
         Some(images),
+        None,
     ))
     .map(|accepted| serde_json::to_value(accepted).unwrap())
 }
@@ -448,6 +450,68 @@ fn a_prompt_with_one_image_streams_and_ends_with_idle_and_keeps_the_image() {
             { "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" },
         ])
     );
+}
+
+#[test]
+fn a_prompt_with_a_file_keeps_it_as_a_block_naming_the_file_after_the_text() {
+    let test_app = scripted_app();
+    let (_snapshot, captured) = subscribe(&test_app.app);
+
+    let accepted = tauri::async_runtime::block_on(commands::run::prompt(
+        test_app.app.state::<Conversations>(),
+        "summarise it".to_owned(),
+        None,
+        Some(vec![commands::run::FileInput {
+            name: "plan \"v2\".md".to_owned(),
+            text: "# Plan\nShip.".to_owned(),
+        }]),
+    ))
+    .map(|accepted| serde_json::to_value(accepted).unwrap())
+    .unwrap();
+
+    captured.wait_for_idle(&accepted);
+    let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
+        test_app.app.state(),
+    ))
+    .unwrap();
+    let user = serde_json::to_value(&state.session.messages[0]).unwrap();
+    assert_eq!(
+        user["content"],
+        json!([
+            { "type": "text", "text": "summarise it" },
+            {
+                "type": "text",
+                "text": "<attached-file name=\"plan &quot;v2&quot;.md\">\n# Plan\nShip.\n</attached-file>"
+            },
+        ])
+    );
+}
+
+#[test]
+fn a_prompt_with_too_many_files_is_refused_as_invalid_before_anything_runs() {
+    let test_app = scripted_app();
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    let files = (0..9)
+        .map(|index| commands::run::FileInput {
+            name: format!("{index}.txt"),
+            text: "x".to_owned(),
+        })
+        .collect();
+
+    let refusal = tauri::async_runtime::block_on(commands::run::prompt(
+        test_app.app.state::<Conversations>(),
+        "read these".to_owned(),
+        None,
+        Some(files),
+    ))
+    .unwrap_err();
+
+    assert_eq!(refusal.code, ErrorCode::InvalidPrompt);
+    assert_eq!(
+        refusal.detail.as_deref(),
+        Some("A message can carry at most 8 files; this one has 9. Remove some and send again.")
+    );
+    assert_eq!(captured.all(), Vec::<Value>::new(), "nothing ran");
 }
 
 #[test]

@@ -71,6 +71,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::active_conversation::get_state,
             commands::active_conversation::new_conversation,
             commands::run::prompt,
+            commands::attachments::read_attachment,
             commands::run::continue_run,
             commands::run::abort,
             commands::run::steer,

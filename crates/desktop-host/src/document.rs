@@ -168,7 +168,20 @@ pub fn read_document(
     std::fs::File::open(path)
         .and_then(|file| file.take(MAX_FILE_BYTES).read_to_end(&mut bytes))
         .map_err(unreadable)?;
+    read_document_bytes(path, bytes, range, cancel_token)
+}
 
+/// Reads the selected text of a document already in memory (a file the user attached); `path` names it in
+/// errors and its extension tells Markdown from text, as for [`read_document`]. The caller bounds the size.
+pub fn read_document_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    range: &DocumentRange,
+    cancel_token: &CancellationToken,
+) -> Result<DocumentText, DocumentError> {
+    if cancel_token.is_cancelled() {
+        return Err(DocumentError::Cancelled);
+    }
     let extension = path
         .extension()
         .map(|ext| ext.to_string_lossy().to_lowercase())

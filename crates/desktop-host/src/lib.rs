@@ -22,6 +22,8 @@
 //!   [`model_list`] fetches, caches and describes the provider's models; [`connection_test`] is "Test
 //!   connection".
 //! - [`remote_image`] fetches a web image of an answer when the user asks to see it (checked type and size).
+//! - [`attachment`] reads a file the user attached (the `read_document` reader, from its bytes) and defines the
+//!   text block that carries it inside the user message.
 //!
 //! # Example
 //!
@@ -85,6 +87,7 @@
 
 pub mod allowed_folder;
 pub mod approval;
+pub mod attachment;
 pub mod connection;
 pub mod connection_test;
 pub mod conversations;

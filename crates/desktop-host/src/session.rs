@@ -219,6 +219,14 @@ pub struct ModelSummary {
     pub id: String,
     /// The wire API.
     pub api: String,
+    /// Tokens of context the model takes (input and output together).
+    #[ts(type = "number")]
+    pub context_window: u64,
+    /// Whether it reads images.
+    pub image_input: bool,
+    /// Whether its price is known, so the cost of its answers means something (the known-models table states no
+    /// price of zero: a model it has no price for gets all-zero rates).
+    pub priced: bool,
 }
 
 /// What [`DesktopSession::send_queued`] did with the message.
@@ -361,15 +369,12 @@ impl DesktopSession {
     ) -> RunHandle {
         self.inner.run_tools.servers_started().await;
         self.refresh_tools();
-        let (text, images) = prompt.into_parts();
+        let input = prompt.into_input();
         let transcript = self.inner.agent.state().messages;
         // The gate is held and no run streams, so the Agent accepts this prompt and its initial steering poll
         // takes what is handed over.
         self.inner.queue.hand_over_before_run(&self.inner.agent);
-        let run = self
-            .inner
-            .agent
-            .prompt(PromptInput::with_images(text, images));
+        let run = self.inner.agent.prompt(input);
         self.launch(gate, transcript, run).await
     }
 
@@ -618,11 +623,7 @@ impl DesktopSession {
             pending_tool_calls: state.pending_tool_calls,
             error_message: state.error_message,
             messages: state.messages,
-            model: ModelSummary {
-                provider: state.model.provider,
-                id: state.model.id,
-                api: state.model.api.to_string(),
-            },
+            model: model_summary(&state.model),
             thinking_level: state.thinking_level,
             versions: self
                 .inner
@@ -771,6 +772,19 @@ fn subscribe_forwarder(
             Ok::<(), HookError>(())
         }
     });
+}
+
+/// What the window is told of `model`.
+fn model_summary(model: &pi_ai::Model) -> ModelSummary {
+    let cost = &model.cost;
+    ModelSummary {
+        provider: model.provider.clone(),
+        id: model.id.clone(),
+        api: model.api.to_string(),
+        context_window: model.context_window,
+        image_input: takes_images(model),
+        priced: cost.input > 0.0 || cost.output > 0.0,
+    }
 }
 
 /// True when `model` takes image input (an MCP tool's image then goes to it).

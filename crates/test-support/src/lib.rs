@@ -12,12 +12,13 @@
 //!   [`TestProxy`] in the test's process, or the `pi-test-proxy` binary as a process of its own.
 //!
 //! The server stops, closing every connection, when it is dropped. [`ReferenceServer`] finds the MCP reference
-//! server the tests run.
+//! server the tests run. [`pdf`] writes small PDFs (with a text layer, or pages without one, as a scan).
 
 mod error;
 mod mcp_server;
 pub mod openai;
 mod pacing;
+pub mod pdf;
 pub mod proxy;
 mod request;
 mod response;

@@ -4,6 +4,7 @@
 //! and `send_queued` act on one queued message by id.
 
 use desktop_host::approval::{ApprovalDecision, ApprovalError};
+use desktop_host::attachment::prompt_files;
 use desktop_host::conversations::Conversations;
 use desktop_host::session::{
     DesktopSession, ImageContent, QueueError, QueuedMessage, QueuedMessageId, QueuedSend,
@@ -22,6 +23,15 @@ use crate::command_error::{CommandError, ErrorCode, to_command_error};
 pub(crate) struct ImageInput {
     pub(crate) data: String,
     pub(crate) mime_type: String,
+}
+
+/// A file attached to a prompt: its name and the text `read_attachment` read from it.
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub(crate) struct FileInput {
+    pub(crate) name: String,
+    pub(crate) text: String,
 }
 
 /// A run the host accepted: every envelope of it carries this conversation id and run id.
@@ -44,12 +54,15 @@ impl RunAccepted {
 
 /// Starts one prompt in the active conversation and returns once it is accepted; refused with `busy` (pi's
 /// message) while a run is active, and with `invalid` (before anything runs) when an image breaks
-/// desktop-host's rules (PNG/JPEG/GIF/WebP, base64, at most 10 MB each, at most 8).
+/// desktop-host's rules (PNG/JPEG/GIF/WebP, base64, at most 10 MB each, at most 8) or a file does (at most 8,
+/// named, its text as `read_attachment` gave it). Each file goes to the model as a text block naming it
+/// (desktop-host's `attachment` module).
 #[tauri::command]
 pub(crate) async fn prompt(
     conversations: State<'_, Conversations>,
     text: String,
     images: Option<Vec<ImageInput>>,
+    files: Option<Vec<FileInput>>,
 ) -> Result<RunAccepted, CommandError> {
     let images = images
         .unwrap_or_default()
@@ -59,8 +72,16 @@ pub(crate) async fn prompt(
             mime_type: image.mime_type,
         })
         .collect();
-    let prompt = SessionPrompt::with_images(text, images)
+    let files = files
+        .unwrap_or_default()
+        .into_iter()
+        .map(|file| (file.name, file.text))
+        .collect();
+    let files = prompt_files(files)
         .map_err(|error| CommandError::new(ErrorCode::InvalidPrompt, error.to_string()))?;
+    let prompt = SessionPrompt::with_images(text, images)
+        .map_err(|error| CommandError::new(ErrorCode::InvalidPrompt, error.to_string()))?
+        .with_files(files);
     let active = conversations.active().await.map_err(to_command_error)?;
     let run = active.session.start_prompt(prompt).await?;
     Ok(RunAccepted::of(active.id, &run))

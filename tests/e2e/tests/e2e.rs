@@ -15,6 +15,9 @@ mod support;
 // The app as an installed desktop app: remembered window geometry, a single instance.
 mod app_metadata;
 
+// Attachments and usage: an image and a PDF reaching the model, the no-image-input notice, tokens and cost.
+mod attachments;
+
 // A conversation against a scripted model: tools, Stop, provider errors, hostile model output.
 mod chat;
 

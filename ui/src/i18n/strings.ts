@@ -9,6 +9,8 @@ import type { QueueMode } from "../ipc/bindings/QueueMode";
 import type { ErrorAdvice } from "../state/selectors";
 import type { RunStatus } from "../state/chat";
 import type { ToolCardState } from "../state/selectors";
+import { ATTACHMENT_STRINGS } from "./attachment-strings";
+import { USAGE_STRINGS } from "./usage-strings";
 
 export type Language = "en" | "zh";
 
@@ -66,6 +68,8 @@ const en = {
   runStatus: { idle: "Ready", running: "Working", settling: "Finishing" } satisfies Record<RunStatus, string>,
   turns: (count: number) => (count === 1 ? "1 turn" : `${count} turns`),
   tokens: (count: number) => `${count.toLocaleString("en")} tokens`,
+  usage: USAGE_STRINGS.en,
+  attachments: ATTACHMENT_STRINGS.en,
   modelInUse: "The model that wrote the last answer",
   modelNext: (used: string, next: string) => `${used} (next turn: ${next})`,
   emptyTitle: "What can I help with?",
@@ -260,6 +264,10 @@ const en = {
     already_delivered: "This message is already on its way to the model and can no longer be cancelled; it shows in the conversation as soon as its turn starts.",
     image_refused: "It is not a web address, is larger than 8 MB, or is not a PNG, JPEG, GIF or WebP picture.",
     image_unreachable: "The image could not be fetched from its server.",
+    attachment_too_large: "The file is larger than 20 MB; attach a smaller one.",
+    attachment_unsupported: "It is not a PDF, text, Markdown or code file, so it cannot be attached.",
+    attachment_unreadable: "The PDF cannot be read: it is damaged or encrypted.",
+    attachment_no_text: "The PDF has no text layer (it may be a scan), so there is no text to attach.",
     unexpected: "The app's backend failed unexpectedly. Restart Pi Desktop if this persists.",
   } satisfies Record<ErrorCode | "unexpected", string>,
   noticeSources: {
@@ -457,6 +465,8 @@ const zh: Strings = {
   runStatus: { idle: "就绪", running: "运行中", settling: "收尾中" },
   turns: (count: number) => `${count} 轮`,
   tokens: (count: number) => `${count.toLocaleString("zh")} 个 token`,
+  usage: USAGE_STRINGS.zh,
+  attachments: ATTACHMENT_STRINGS.zh,
   modelInUse: "写出上一条回答的模型",
   modelNext: (used: string, next: string) => `${used}（下一轮：${next}）`,
   emptyTitle: "有什么可以帮你？",
@@ -641,6 +651,10 @@ const zh: Strings = {
     already_delivered: "该消息已在发往模型的途中，无法再取消；轮到它时会出现在对话中。",
     image_refused: "它不是网页地址、超过 8 MB，或不是 PNG、JPEG、GIF、WebP 图片。",
     image_unreachable: "无法从图片所在的服务器获取图片。",
+    attachment_too_large: "文件超过 20 MB，请附加更小的文件。",
+    attachment_unsupported: "它不是 PDF、文本、Markdown 或代码文件，无法附加。",
+    attachment_unreadable: "无法读取这个 PDF：它已损坏或已加密。",
+    attachment_no_text: "这个 PDF 没有文字层（可能是扫描件），没有可附加的文字。",
     unexpected: "应用后端意外出错。如果问题持续，请重启 Pi Desktop。",
   },
   noticeSources: {

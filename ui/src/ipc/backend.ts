@@ -7,8 +7,10 @@ import type {
   AppInfo,
   ApprovalDecision,
   AppState,
+  AttachedFile,
   CommandError,
   Envelope,
+  FileInput,
   ImageInput,
   LiveSnapshot,
   McpServersView,
@@ -49,12 +51,27 @@ export function newConversation(): Promise<AppState> {
 }
 
 /**
- * Sends a prompt to the active conversation. Resolves once the run is accepted (its envelopes come on the
- * subscribed stream); rejects with a {@link CommandError} when refused (busy, an invalid image, no provider).
+ * Sends a prompt to the active conversation, with images and the text of attached files. Resolves once the run
+ * is accepted (its envelopes come on the subscribed stream); rejects with a {@link CommandError} when refused
+ * (busy, an invalid image or file, no provider).
  */
-export function sendPrompt(text: string, images: readonly ImageInput[]): Promise<RunAccepted> {
-  const args = images.length === 0 ? { text } : { text, images: [...images] };
+export function sendPrompt(
+  text: string,
+  images: readonly ImageInput[],
+  files: readonly FileInput[] = [],
+): Promise<RunAccepted> {
+  const args: Record<string, unknown> = { text };
+  if (images.length > 0) args["images"] = [...images];
+  if (files.length > 0) args["files"] = [...files];
   return invoke<RunAccepted>("prompt", args);
+}
+
+/**
+ * The text of a file the user attached, read by the host from its bytes (`data`: base64); rejects with a
+ * {@link CommandError} (attachment_too_large, attachment_unsupported, attachment_unreadable, attachment_no_text).
+ */
+export function readAttachment(name: string, data: string): Promise<AttachedFile> {
+  return invoke<AttachedFile>("read_attachment", { name, data });
 }
 
 /** Retry after a failed or stopped answer: continues the run from where it failed; resolves once accepted. */

@@ -13,6 +13,7 @@ import type {
   Envelope,
   HostNotice,
   StopReason,
+  Usage,
   UserMessage,
 } from "../ipc/wire";
 import type { RetryNoticeView } from "../ipc/bindings/RetryNoticeView";
@@ -20,6 +21,7 @@ import { isInterruptedMessage } from "../ipc/conversations";
 import { applyAssistantEvent, blocksFromMessage, type BlockView } from "./assistant-blocks";
 import { applyQueueNotice, withAnswering, type QueuedChip } from "./queue";
 import { matchVersions, type ItemVersion } from "./versions";
+import { userContent, type UserAttachment } from "./user-attachments";
 
 /** The book's run states: `running` from agent_start to agent_end, `settling` until the host's idle notice. */
 export type RunStatus = "idle" | "running" | "settling";
@@ -36,6 +38,8 @@ export interface UserItem {
   id: string;
   text: string;
   imageCount: number;
+  /** Its images and attached files, in order; absent when it has none. */
+  attachments?: readonly UserAttachment[];
   /** `pending` until the host echoes the prompt (message_start); `failed` when the command was refused. */
   delivery: "pending" | "sent" | "failed";
   /** The message's timestamp, once the host echoed it (what versions are matched by). */
@@ -51,6 +55,8 @@ export interface AssistantItem {
   errorMessage?: string;
   /** The model that wrote it (the message's `model`), when the message names one. */
   model?: string;
+  /** Its tokens and cost, once the message ended (the provider's report; zeros when it reported none). */
+  usage?: Usage;
   /** Retry was pressed for this failed answer (its Retry button goes away). */
   retried: boolean;
   /** The message's timestamp (what versions are matched by). */
@@ -133,8 +139,6 @@ export interface ChatState {
   retry: RetryNoticeView | null;
   /** Turns of the current (or last) run. */
   turnCount: number;
-  /** Tokens used by this conversation's answers so far (sum of usage.totalTokens). */
-  tokensUsed: number;
   banner: Banner | null;
   /** Where items stand among their versions, by item id (from the host's `versions`). */
   versions: Readonly<Record<string, ItemVersion>>;
@@ -151,7 +155,7 @@ export type ChatAction =
   /** Envelopes of this conversation that arrived together, in order (one frame's worth). */
   | { type: "envelopes"; envelopes: readonly Envelope[] }
   /** Send was pressed: the prompt command is being invoked with this text. */
-  | { type: "prompt_submitted"; text: string; imageCount: number }
+  | { type: "prompt_submitted"; text: string; imageCount: number; attachments?: readonly UserAttachment[] }
   /** Retry was pressed on this failed answer: continue_run is being invoked. */
   | { type: "continue_submitted"; assistantId: string }
   /** Regenerate was pressed on this answer: it and what follows leave the transcript, regenerate is invoked. */
@@ -200,7 +204,6 @@ export const initialChatState: ChatState = {
   approvals: {},
   queue: [],
   turnCount: 0,
-  tokensUsed: 0,
   banner: null,
   versions: {},
   continuing: false,
@@ -215,14 +218,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return action.envelopes.reduce(applyEnvelope, state);
     case "prompt_submitted": {
       const text = action.text.trim();
-      if (text === "" && action.imageCount === 0) return state;
-      const user: UserItem = {
-        kind: "user",
-        id: `u${state.nextId}`,
-        text,
-        imageCount: action.imageCount,
-        delivery: "pending",
-      };
+      const attachments = action.attachments ?? [];
+      if (text === "" && action.imageCount === 0 && attachments.length === 0) return state;
+      const user: UserItem = withAttachments(
+        { kind: "user", id: `u${state.nextId}`, text, imageCount: action.imageCount, delivery: "pending" },
+        attachments,
+      );
       return {
         ...state,
         transcript: [...state.transcript, user],
@@ -509,13 +510,13 @@ function messageStarted(state: ChatState, message: AgentMessage): ChatState {
   if (state.retry !== null && message.role === "assistant") return messageStarted({ ...state, retry: null }, message);
   switch (message.role) {
     case "user": {
-      const { text, imageCount } = userText(message);
+      const { text, imageCount, attachments } = userText(message);
       const pendingIndex = state.transcript.findIndex((item) => item.kind === "user" && item.delivery === "pending");
       if (pendingIndex >= 0) {
         // The host echoes the prompt the user just sent: confirm it instead of showing it twice.
         const transcript = state.transcript.map((item, index) =>
           index === pendingIndex && item.kind === "user"
-            ? withTimestamp({ ...item, text, imageCount, delivery: "sent" as const }, message.timestamp)
+            ? withTimestamp(withAttachments({ ...item, text, imageCount, delivery: "sent" as const }, attachments), message.timestamp)
             : item,
         );
         return { ...state, transcript };
@@ -523,7 +524,7 @@ function messageStarted(state: ChatState, message: AgentMessage): ChatState {
       // A steering or follow-up message where the loop injected it (its chip goes with the notice that follows),
       // a queued message sent as a prompt, or a prompt from elsewhere.
       const user = withTimestamp<UserItem>(
-        { kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" },
+        withAttachments({ kind: "user", id: `u${state.nextId}`, text, imageCount, delivery: "sent" }, attachments),
         message.timestamp,
       );
       return { ...state, transcript: [...state.transcript, user], nextId: state.nextId + 1 };
@@ -568,11 +569,7 @@ function messageEnded(state: ChatState, message: AgentMessage): ChatState {
     const final = finalAssistant(item.id, message, item.retried);
     return item.continuation === true ? { ...final, continuation: true } : final;
   });
-  return {
-    ...ended,
-    streamingAssistantId: null,
-    tokensUsed: state.tokensUsed + (message.usage?.totalTokens ?? 0),
-  };
+  return { ...ended, streamingAssistantId: null };
 }
 
 /** The item for a complete assistant message: its final blocks, and a status from its stop reason. */
@@ -587,6 +584,7 @@ export function finalAssistant(id: string, message: AssistantMessage, retried: b
   };
   if (message.timestamp !== undefined) item.timestamp = message.timestamp;
   if (typeof message.model === "string" && message.model !== "") item.model = message.model;
+  if (message.usage !== undefined) item.usage = message.usage;
   return message.errorMessage === undefined ? item : { ...item, errorMessage: message.errorMessage };
 }
 
@@ -642,14 +640,19 @@ function withTimestamp<T extends TranscriptItem>(item: T, timestamp: number | un
   return timestamp === undefined ? item : { ...item, timestamp };
 }
 
-export function userText(message: UserMessage): { text: string; imageCount: number } {
-  if (typeof message.content === "string") return { text: message.content, imageCount: 0 };
-  let text = "";
-  let imageCount = 0;
-  for (const block of message.content) {
-    if (block.type === "text") text += block.text;
-    else imageCount += 1;
-  }
-  return { text, imageCount };
+export function userText(message: UserMessage): {
+  text: string;
+  imageCount: number;
+  attachments: readonly UserAttachment[];
+} {
+  const imageCount = typeof message.content === "string" ? 0 : message.content.filter((block) => block.type === "image").length;
+  return { ...userContent(message), imageCount };
+}
+
+/** `item` with `attachments`, or without the field when there are none. */
+export function withAttachments(item: UserItem, attachments: readonly UserAttachment[]): UserItem {
+  if (attachments.length > 0) return { ...item, attachments };
+  const { attachments: _none, ...bare } = item;
+  return bare;
 }
 

@@ -7,11 +7,11 @@ import {
   finalAssistant,
   initialChatState,
   userText,
+  withAttachments,
   type AssistantItem,
   type ChatState,
   type ToolRun,
   type TranscriptItem,
-  type UserItem,
 } from "./chat";
 
 /** The state of a conversation the host handed over whole (no run of it is followed yet). */
@@ -70,13 +70,12 @@ function fromMessages(conversationId: string, messages: readonly AgentMessage[])
   let nextId = 1;
   const transcript: TranscriptItem[] = [];
   const tools: Record<string, ToolRun> = {};
-  let tokensUsed = 0;
   let continuing = false;
   for (const message of messages) {
     switch (message.role) {
       case "user": {
-        const { text, imageCount } = userText(message);
-        const user: UserItem = { kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" };
+        const { text, imageCount, attachments } = userText(message);
+        const user = withAttachments({ kind: "user", id: `u${nextId}`, text, imageCount, delivery: "sent" }, attachments);
         if (message.timestamp !== undefined) user.timestamp = message.timestamp;
         transcript.push(user);
         nextId += 1;
@@ -87,7 +86,6 @@ function fromMessages(conversationId: string, messages: readonly AgentMessage[])
         if (continuing) assistant.continuation = true;
         continuing = false;
         transcript.push(assistant);
-        tokensUsed += message.usage?.totalTokens ?? 0;
         nextId += 1;
         break;
       }
@@ -109,5 +107,5 @@ function fromMessages(conversationId: string, messages: readonly AgentMessage[])
         break;
     }
   }
-  return { ...initialChatState, conversationId, transcript, tools, tokensUsed, nextId };
+  return { ...initialChatState, conversationId, transcript, tools, nextId };
 }

@@ -27,6 +27,7 @@ import {
   retryableAssistantId,
   runStatus,
   runningToolCallIds,
+  statusLine,
   toolCardState,
 } from "./selectors";
 
@@ -77,12 +78,13 @@ describe("replaying recorded runs", () => {
         status: "done",
         stopReason: "stop",
         model: "scripted-reasoner",
+        usage: expect.objectContaining({ totalTokens: 29 }),
         retried: false,
       },
     ]);
     expect(state.runStatus).toBe("idle");
     expect(state.turnCount).toBe(1);
-    expect(state.tokensUsed).toBe(29);
+    expect(statusLine(state).tokensUsed).toBe(29);
     expect(canSend(state)).toBe(true);
   });
 
@@ -228,7 +230,7 @@ describe("hand-written envelopes", () => {
     ]);
     const state = replay(envelopes);
     expect(assistants(state)[0]?.blocks).toEqual([{ type: "text", text: "Hello", done: true }]);
-    expect(state.tokensUsed).toBe(12);
+    expect(statusLine(state).tokensUsed).toBe(12);
   });
 
   it("streams tool-call arguments, then shows the list_download_files file list", () => {
@@ -408,7 +410,7 @@ describe("the UI's own intents", () => {
       conversationId: "c1",
       isStreaming: false,
       pendingToolCalls: [],
-      model: { provider: "test", id: "m", api: "openai-completions" },
+      model: { provider: "test", id: "m", api: "openai-completions", contextWindow: 128000, imageInput: false, priced: false },
       thinkingLevel: "off",
       messages: [
         { role: "user", content: "what is in documents?" },
@@ -420,7 +422,8 @@ describe("the UI's own intents", () => {
     expect(state.conversationId).toBe("c1");
     expect(state.transcript.map((item) => item.kind)).toEqual(["user", "assistant", "assistant"]);
     expect(toolCardState(state, "call_1")).toBe("done");
-    expect(state.tokensUsed).toBe(15);
+    expect(statusLine(state).tokensUsed).toBe(5);
+    expect(statusLine(state).usage).toMatchObject({ calls: 2, input: 15, output: 0, cost: null });
     expect(canSend(state)).toBe(true);
   });
 });

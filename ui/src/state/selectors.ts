@@ -3,6 +3,7 @@
 import type { ProviderStatus } from "../ipc/bindings/ProviderStatus";
 import type { AppInfo, FileEntry, FileListDetails } from "../ipc/wire";
 import type { ApprovalView, AssistantItem, ChatState, RunStatus, ToolRun, ToolRunStatus, TranscriptItem } from "./chat";
+import { conversationUsage, type ConversationUsage } from "./usage";
 
 /** A tool card's state: its execution's, or waiting for the user's approval, or stopped before it ran. */
 export type ToolCardState = ToolRunStatus | "awaiting_approval" | "stopped";
@@ -73,7 +74,10 @@ export function resendableUserId(state: ChatState): string | null {
 export interface StatusLine {
   status: RunStatus;
   turnCount: number;
+  /** The conversation's size in tokens, each once: the last call's context plus its output (./usage). */
   tokensUsed: number;
+  /** The answers' tokens and cost, each call once; `null` before any answer reported usage. */
+  usage: ConversationUsage | null;
   /** The run waits on the model (no tool runs, no question waits), so silence means the model is slow. */
   waitingOnModel: boolean;
 }
@@ -83,10 +87,12 @@ export function statusLine(state: ChatState): StatusLine {
   const questionWaits = Object.values(state.approvals).some(
     (approval) => approval.status === "waiting" || approval.status === "answering",
   );
+  const usage = conversationUsage(state.transcript);
   return {
     status,
     turnCount: state.turnCount,
-    tokensUsed: state.tokensUsed,
+    tokensUsed: usage?.conversationTokens ?? 0,
+    usage,
     waitingOnModel: status === "running" && runningToolCallIds(state).length === 0 && !questionWaits,
   };
 }

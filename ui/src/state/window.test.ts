@@ -14,7 +14,7 @@ import {
   userMessage,
 } from "./__fixtures__/builders";
 import type { AssistantItem, ChatAction, ChatState } from "./chat";
-import { canSend, runStatus, runningToolCallIds, toolCardState, appTitle } from "./selectors";
+import { appTitle, canSend, runStatus, runningToolCallIds, statusLine, toolCardState } from "./selectors";
 import {
   answeringIds,
   initialWindowState,
@@ -153,7 +153,7 @@ describe("the subscription snapshot", () => {
     expect(a.tools["call_1"]?.args).toEqual({ folder: "documents" });
     expect(a.tools["call_1"]?.updates).toEqual([progress]);
     expect(a.lastSeq).toBe(20);
-    expect(a.tokensUsed).toBe(4);
+    expect(statusLine(a).tokensUsed).toBe(4);
 
     const c = view(subscribed, "c");
     expect(runStatus(c)).toBe("settling");
@@ -179,7 +179,7 @@ describe("the subscription snapshot", () => {
     const final = view(settled, "b");
     expect(final.transcript.map((item) => item.kind)).toEqual(["user", "assistant"]);
     expect(assistants(final)[0]).toMatchObject({ status: "done", blocks: [{ type: "text", text: "Hello", done: true }] });
-    expect(final.tokensUsed).toBe(9);
+    expect(statusLine(final).tokensUsed).toBe(9);
     expect(final.lastSeq).toBe(run.length);
     expect(canSend(final)).toBe(true);
     // The other runs are untouched by b's envelopes.

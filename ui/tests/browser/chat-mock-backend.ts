@@ -36,6 +36,8 @@ interface ChatMock {
    * `run_active` while one is in progress.
    */
   versionAnswers: unknown[];
+  /** The session's model as `get_state` reports it (context window, image input, price known). */
+  model: { provider: string; id: string; api: string; contextWindow: number; imageInput: boolean; priced: boolean };
 }
 
 declare global {
@@ -82,7 +84,6 @@ const emptyState = {
   isStreaming: false,
   pendingToolCalls: [],
   messages: [],
-  model: { provider: "openai", id: "gpt-4.1-mini", name: "GPT-4.1 mini" },
 };
 
 /** The recorded arguments, without the Channel object (not serialisable across the page boundary). */
@@ -121,6 +122,7 @@ window.__chatMock = {
   },
   mcpServers: { configFile: "/home/ada/.config/pi-desktop/mcp.json", servers: [], problems: [] },
   versionAnswers: [],
+  model: { provider: "openai", id: "gpt-4.1-mini", api: "openai-responses", contextWindow: 1_047_576, imageInput: true, priced: true },
 };
 
 mockIPC((cmd, payload) => {
@@ -139,11 +141,13 @@ mockIPC((cmd, payload) => {
       channel = args["onEvent"] as ChannelLike;
       return { runs: window.__chatMock.snapshotRuns };
     case "get_state":
-      return { ...emptyState, conversationId: window.__chatMock.activeId };
+      return { ...emptyState, model: window.__chatMock.model, conversationId: window.__chatMock.activeId };
     case "new_conversation":
       newConversations += 1;
       window.__chatMock.activeId = `c-new-${newConversations}`;
-      return { ...emptyState, conversationId: window.__chatMock.activeId };
+      return { ...emptyState, model: window.__chatMock.model, conversationId: window.__chatMock.activeId };
+    case "read_attachment":
+      return readAttachment(String(args["name"]), String(args["data"]));
     case "get_settings":
       return settingsView();
     case "save_settings":
@@ -230,6 +234,26 @@ mockIPC((cmd, payload) => {
       return Promise.reject({ kind: "invalid", code: "invalid_input", detail: `the mock backend has no command ${cmd}` });
   }
 });
+
+/**
+ * What the host's `read_attachment` answers, on a small scale: a PDF named `scan…` has no text layer, bytes
+ * starting with "MZ" (a program) are refused, anything else is read as UTF-8 text.
+ */
+function readAttachment(name: string, data: string): unknown {
+  const bytes = Uint8Array.from(atob(data), (character) => character.charCodeAt(0));
+  if (name.endsWith(".pdf") && name.startsWith("scan")) {
+    return Promise.reject({
+      kind: "invalid",
+      code: "attachment_no_text",
+      detail: `${name} has no text layer (it may be a scanned document), so there is no text to attach`,
+    });
+  }
+  if (bytes[0] === 0x4d && bytes[1] === 0x5a) {
+    return Promise.reject({ kind: "invalid", code: "attachment_unsupported", detail: `${name} is not a PDF, text, Markdown or code file` });
+  }
+  const text = new TextDecoder().decode(bytes);
+  return { name, format: name.endsWith(".md") ? "markdown" : "text", text, totalChars: text.length, truncated: false };
+}
 
 /** The settings as the host returns them; its locale is the page's (a test may set navigator.language later). */
 function settingsView(): Record<string, unknown> {

@@ -1,5 +1,7 @@
 //! Images attached to a prompt: what the app accepts (PNG, JPEG, GIF, WebP; base64; at most 10 MB each decoded;
-//! at most 8 per message) and the prompt that carries them. A [`SessionPrompt`] is valid by construction.
+//! at most 8 per message) and the prompt that carries them, with the text of attached files
+//! ([`crate::attachment`]: one block per file, between the typed text and the images). A [`SessionPrompt`] is
+//! valid by construction.
 //!
 //! Whether the model can see images is not decided here: pi's `transformMessages` replaces the images with a
 //! text placeholder for a model whose `input` lacks `"image"`.
@@ -7,7 +9,10 @@
 use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use pi_ai::ImageContent;
+use pi_agent::{AgentMessage, PromptInput};
+use pi_ai::{ImageContent, UserBlock, UserContent, UserMessage};
+
+use crate::attachment::PromptFile;
 
 /// The most images one message may carry.
 pub const MAX_PROMPT_IMAGES: usize = 8;
@@ -52,6 +57,7 @@ pub enum PromptImageError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionPrompt {
     text: String,
+    files: Vec<PromptFile>,
     images: Vec<ImageContent>,
 }
 
@@ -64,8 +70,14 @@ impl SessionPrompt {
         validate_prompt_images(&images)?;
         Ok(SessionPrompt {
             text: text.into(),
+            files: Vec::new(),
             images,
         })
+    }
+
+    /// The same prompt with the text of attached files (validated by [`crate::attachment::prompt_files`]).
+    pub fn with_files(self, files: Vec<PromptFile>) -> SessionPrompt {
+        SessionPrompt { files, ..self }
     }
 
     /// The text.
@@ -78,8 +90,32 @@ impl SessionPrompt {
         &self.images
     }
 
-    pub(super) fn into_parts(self) -> (String, Vec<ImageContent>) {
-        (self.text, self.images)
+    /// The attached files, in the order given.
+    pub fn files(&self) -> &[PromptFile] {
+        &self.files
+    }
+
+    /// What the Agent is prompted with. Text alone, or text with images, is pi's own prompt (one text block, then
+    /// the images); with files, or with attachments and no text, the message is built here: the typed text
+    /// when there is any (an empty text block is refused by some providers), the files' blocks, the images.
+    pub(super) fn into_input(self) -> PromptInput {
+        let attachments = !self.files.is_empty() || !self.images.is_empty();
+        if self.files.is_empty() && !(attachments && self.text.trim().is_empty()) {
+            return PromptInput::with_images(self.text, self.images);
+        }
+        let mut blocks = Vec::with_capacity(1 + self.files.len() + self.images.len());
+        if !self.text.trim().is_empty() {
+            blocks.push(UserBlock::text(self.text));
+        }
+        blocks.extend(
+            self.files
+                .iter()
+                .map(|file| UserBlock::text(file.block_text())),
+        );
+        blocks.extend(self.images.into_iter().map(UserBlock::Image));
+        PromptInput::Messages(vec![AgentMessage::User(UserMessage::new(
+            UserContent::Blocks(blocks),
+        ))])
     }
 }
 
@@ -87,6 +123,7 @@ impl From<String> for SessionPrompt {
     fn from(text: String) -> SessionPrompt {
         SessionPrompt {
             text,
+            files: Vec::new(),
             images: Vec::new(),
         }
     }

@@ -473,6 +473,75 @@ fn image(data: &str, mime_type: &str) -> ImageContent {
 }
 
 #[tokio::test]
+async fn a_prompt_with_a_pdf_and_an_image_sends_the_text_then_the_files_block_then_the_image() {
+    let home = test_home();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(recording_contexts(Arc::clone(&seen)));
+    let (session, mut log) = start(options);
+    let pdf = crate::support::pdf::pdf_with_pages(&[&["Invoice 2026-117", "Total 42 EUR"]]);
+    let file = desktop_host::attachment::read_attachment("invoice.pdf", pdf).unwrap();
+    assert_eq!(file.page_count, Some(1));
+    let files = desktop_host::attachment::prompt_files(vec![(file.name, file.text)]).unwrap();
+
+    let prompt =
+        SessionPrompt::with_images("what is due?", vec![image("iVBORw0KGgo=", "image/png")])
+            .unwrap()
+            .with_files(files);
+    session.prompt(prompt).await.unwrap();
+    log.wait_for_idle().await;
+
+    let contexts = seen.lock().unwrap().clone();
+    let content = contexts[0]["messages"][0]["content"].clone();
+    assert_eq!(
+        content[0],
+        json!({ "type": "text", "text": "what is due?" })
+    );
+    let block = content[1]["text"].as_str().unwrap();
+    assert_eq!(
+        desktop_host::attachment::parse_file_block(block).map(|(name, _)| name),
+        Some("invoice.pdf".to_owned())
+    );
+    assert!(block.contains("Invoice 2026-117"), "{block}");
+    assert_eq!(
+        content[2],
+        json!({ "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" })
+    );
+    assert_eq!(agent_messages(&session)[0]["content"], content);
+}
+
+#[tokio::test]
+async fn a_prompt_of_images_alone_sends_no_empty_text_block() {
+    let home = test_home();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut options = SessionOptions::new(scripted_settings(), home.paths.clone());
+    options.stream_fn = Some(recording_contexts(Arc::clone(&seen)));
+    let (session, mut log) = start(options);
+
+    let prompt = SessionPrompt::with_images("  ", vec![image("R0lGODlh", "image/gif")]).unwrap();
+    session.prompt(prompt).await.unwrap();
+    log.wait_for_idle().await;
+
+    let contexts = seen.lock().unwrap().clone();
+    assert_eq!(
+        contexts[0]["messages"][0]["content"],
+        json!([{ "type": "image", "data": "R0lGODlh", "mimeType": "image/gif" }])
+    );
+}
+
+#[test]
+fn a_scanned_pdf_is_refused_with_a_reason_that_says_it_has_no_text() {
+    let pdf = crate::support::pdf::pdf_with_pages(&[&[], &[]]);
+
+    let error = desktop_host::attachment::read_attachment("scan.pdf", pdf).unwrap_err();
+
+    assert_eq!(
+        error.to_string(),
+        "scan.pdf has no text layer (it may be a scanned document), so there is no text to attach"
+    );
+}
+
+#[tokio::test]
 async fn a_prompt_with_images_reaches_the_model_as_image_blocks_after_the_text() {
     let home = test_home();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));

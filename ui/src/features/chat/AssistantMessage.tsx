@@ -1,5 +1,5 @@
 // One assistant answer: thinking, streamed Markdown and tool cards in the order the model produced them, and,
-// when the answer failed or was stopped, what happened, what to do and a Retry.
+// when the answer failed or was stopped, what happened, what to do and a Retry; once it ended, its tokens and cost.
 import { memo } from "react";
 
 import { useStrings } from "../../i18n/I18n";
@@ -8,6 +8,7 @@ import { MarkdownView } from "../../markdown/MarkdownView";
 import { RenderBacklogContext, useCaughtUp, useNestedBacklog } from "../../markdown/render-backlog";
 import type { AssistantItem, ToolRun } from "../../state/chat";
 import { errorAdvice, toolCardStateOf } from "../../state/selectors";
+import { AnswerUsage } from "./AnswerUsage";
 import { AlertIcon } from "./icons";
 import { ThinkingBlock } from "./ThinkingBlock";
 import { useApprovalAnswers } from "./approval-context";
@@ -95,6 +96,7 @@ export const AssistantMessage = memo(function AssistantMessage({
               ) : null}
             </div>
           ) : null}
+          {status !== "streaming" ? <AnswerUsage usage={item.usage} language={language} /> : null}
         </div>
       </article>
     </RenderBacklogContext.Provider>

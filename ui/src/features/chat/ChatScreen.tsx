@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
 import { getState } from "../../ipc/backend";
-import type { SendKeySetting, SettingsView } from "../../ipc/wire";
+import type { ModelSummary, SendKeySetting, SettingsView } from "../../ipc/wire";
 import { RenderBacklog, RenderBacklogContext, useCaughtUp } from "../../markdown/render-backlog";
 import {
   appTitle,
@@ -162,24 +162,30 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
   }, [modal, stopEnabled]);
   const closeShortcuts = useCallback(() => setShortcutsOpen(false), []);
 
-  // The model the active conversation's session uses, read again when the conversation, the provider or the
-  // run's end changes (a reopened conversation starts on the model stored with it).
+  // The model the active conversation's session uses, read again when the conversation, the provider, the
+  // run's end or the picked model changes (a reopened conversation starts on the model stored with it).
   const [sessionModel, setSessionModel] = useState("");
+  const [modelFacts, setModelFacts] = useState<ModelSummary | null>(null);
+  const [modelRevision, setModelRevision] = useState(0);
   const usable = provider.status === "usable";
+  // A backend that cannot say whether the provider is usable still sends, so its model's facts count too.
+  const sending = usable || provider.status === "unknown";
   const settled = state.runStatus === "idle" && state.runId === null;
   useEffect(() => {
-    if (!usable || !settled) return;
+    if (!sending || !settled) return;
     let current = true;
     getState().then(
       (appState) => {
-        if (current) setSessionModel(appState.model.id);
+        if (!current) return;
+        setSessionModel(appState.model.id);
+        setModelFacts(appState.model);
       },
       () => undefined,
     );
     return () => {
       current = false;
     };
-  }, [usable, settled, state.conversationId, provider]);
+  }, [sending, settled, state.conversationId, provider, modelRevision]);
   const blocked = sendBlockedReason(provider);
   const shownModel = usable ? sessionModel || provider.model : (settings?.model ?? "");
 
@@ -243,7 +249,10 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
                 conversationId={state.conversationId}
                 model={shownModel}
                 runActive={stopEnabled}
-                onChanged={setSessionModel}
+                onChanged={(model) => {
+                  setSessionModel(model);
+                  setModelRevision((revision) => revision + 1);
+                }}
               />
             ) : null}
             <button
@@ -319,8 +328,8 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
             canStop={stopEnabled}
             canQueue={stopEnabled}
             stopRequested={state.stopRequested}
-            onSend={(text) => {
-              const accepted = intents.send(text);
+            onSend={(text, attachments) => {
+              const accepted = intents.send(text, attachments);
               if (accepted) scrollToBottom();
               return accepted;
             }}
@@ -329,8 +338,17 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
             blockedReason={blocked === null ? null : strings.sendDisabled[blocked]}
             sendKey={sendKey}
             inputRef={composerInput}
+            imageInput={modelFacts?.id === shownModel ? modelFacts.imageInput : true}
+            modelName={shownModel}
           />
-          <StatusLine facts={shownFacts} modelName={shownModel} usedModel={lastAnswerModel(state.transcript)} activity={state.lastSeq} />
+          <StatusLine
+            facts={shownFacts}
+            modelName={shownModel}
+            usedModel={lastAnswerModel(state.transcript)}
+            activity={state.lastSeq}
+            contextWindow={modelFacts?.id === shownModel ? modelFacts.contextWindow : null}
+            language={language}
+          />
           <AnswerAnnouncer state={state} caughtUp={caughtUp} />
         </footer>
         {settingsOpen ? (

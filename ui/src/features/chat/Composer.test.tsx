@@ -89,7 +89,7 @@ describe("the composer", () => {
     render(false);
     type("which PDFs?");
     await press("Enter");
-    expect(onSend).toHaveBeenCalledWith("which PDFs?");
+    expect(onSend).toHaveBeenCalledWith("which PDFs?", []);
     expect(onQueue).not.toHaveBeenCalled();
     expect(button("steer-button").closest("[hidden]")).not.toBeNull();
   });
@@ -120,7 +120,7 @@ describe("the composer", () => {
     await press("Enter");
     expect(onSend).not.toHaveBeenCalled();
     await press("Enter", { ctrlKey: true });
-    expect(onSend).toHaveBeenCalledWith("first line");
+    expect(onSend).toHaveBeenCalledWith("first line", []);
 
     render(true, null, "ctrlEnter");
     type("only PDFs");

@@ -3,14 +3,28 @@
 // input method is composing (Chinese, Japanese, …) never sends. Send and Stop share one fixed place; only the one that applies shows.
 // While a run is in progress Send stays disabled but the composer stays usable: Enter (or Steer) queues a
 // steering message and Alt+Enter (or Queue) a follow-up; the text leaves the box at once and comes back if the
-// host refuses it, so nothing typed is lost.
-import { useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
+// host refuses it, so nothing typed is lost. Images and files are attached with the paperclip (a file input), by
+// pasting or by dropping them on the composer; they wait above it as chips (./AttachmentTray) and go with the next
+// Send, which may then have no text. Images for a model that does not read them keep Send off, with a notice.
+import {
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ClipboardEvent,
+  type DragEvent,
+  type FormEvent,
+  type KeyboardEvent,
+  type RefObject,
+} from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { QueueKind } from "../../ipc/backend";
 import type { SendKeySetting } from "../../ipc/wire";
 import { composerKeyAction } from "../shortcuts/shortcuts";
-import { SendIcon, StopIcon } from "./icons";
+import { ATTACH_ACCEPT, hasImages, stillReading, type PendingAttachment } from "./attachment-rules";
+import { AttachmentTray } from "./AttachmentTray";
+import { PaperclipIcon, SendIcon, StopIcon } from "./icons";
+import { useAttachments } from "./useAttachments";
 import "./queue.css";
 import "./status-line.css";
 
@@ -20,8 +34,8 @@ interface ComposerProps {
   /** A run is in progress: Enter steers, Alt+Enter queues a follow-up. */
   canQueue: boolean;
   stopRequested: boolean;
-  /** Returns whether the text was accepted (the composer is cleared only then). */
-  onSend: (text: string) => boolean;
+  /** Returns whether the text and attachments were accepted (the composer is cleared only then). */
+  onSend: (text: string, attachments: readonly PendingAttachment[]) => boolean;
   /** Resolves whether the host queued the text; when it did not, the text comes back into the composer. */
   onQueue: (kind: QueueKind, text: string) => Promise<boolean>;
   onStop: () => void;
@@ -31,6 +45,10 @@ interface ComposerProps {
   sendKey?: SendKeySetting;
   /** The text box, for the window's "focus the composer" shortcut. */
   inputRef?: RefObject<HTMLTextAreaElement | null>;
+  /** Whether the model reads images (when it does not, a message with images is not sent). */
+  imageInput?: boolean;
+  /** The model's name, for the notice. */
+  modelName?: string;
 }
 
 const MAX_INPUT_HEIGHT_PX = 220;
@@ -46,10 +64,16 @@ export function Composer({
   blockedReason = null,
   sendKey = "enter",
   inputRef,
+  imageInput = true,
+  modelName = "",
 }: ComposerProps) {
-  const canSend = runAllowsSend && blockedReason === null;
+  const attachments = useAttachments();
+  const imagesRefused = !imageInput && hasImages(attachments.items);
+  const canSend = runAllowsSend && blockedReason === null && !stillReading(attachments.items) && !imagesRefused;
   const strings = useStrings();
   const [draft, setDraft] = useState("");
+  const [dropping, setDropping] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
   const composing = useRef(false);
   const ownInput = useRef<HTMLTextAreaElement>(null);
   const input = inputRef ?? ownInput;
@@ -63,8 +87,32 @@ export function Composer({
   }, [draft]);
 
   const submit = () => {
-    if (!canSend || draft.trim() === "") return;
-    if (onSend(draft)) setDraft("");
+    if (!canSend || (draft.trim() === "" && attachments.items.length === 0)) return;
+    if (onSend(draft, attachments.items)) {
+      setDraft("");
+      attachments.clear();
+    }
+  };
+
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = Array.from(event.clipboardData.files);
+    if (files.length === 0) return;
+    event.preventDefault();
+    attachments.add(files);
+  };
+
+  const carriesFiles = (event: DragEvent<HTMLFormElement>) => Array.from(event.dataTransfer.types).includes("Files");
+  const onDragOver = (event: DragEvent<HTMLFormElement>) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+    setDropping(true);
+  };
+  const onDrop = (event: DragEvent<HTMLFormElement>) => {
+    setDropping(false);
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    attachments.add(Array.from(event.dataTransfer.files));
   };
 
   const queue = (kind: QueueKind) => {
@@ -105,85 +153,125 @@ export function Composer({
 
   const empty = draft.trim() === "";
   return (
-    <form className="composer" onSubmit={onSubmit}>
-      <textarea
-        ref={input}
-        className="composer-input"
-        data-testid="composer-input"
-        aria-label={strings.composerLabel}
-        placeholder={
-          sendKey === "ctrlEnter"
-            ? canQueue
-              ? strings.composerPlaceholderRunningCtrlEnter
-              : strings.composerPlaceholderCtrlEnter
-            : canQueue
-              ? strings.composerPlaceholderRunning
-              : strings.composerPlaceholder
-        }
-        rows={1}
-        value={draft}
-        onChange={(event) => setDraft(event.target.value)}
-        onKeyDown={onKeyDown}
-        onCompositionStart={() => {
-          composing.current = true;
-        }}
-        onCompositionEnd={() => {
-          composing.current = false;
-        }}
+    <>
+      <AttachmentTray
+        items={attachments.items}
+        problems={attachments.problems}
+        noImagesFor={imagesRefused ? modelName : null}
+        onRemove={attachments.remove}
+        onDismissProblems={attachments.dismissProblems}
       />
-      <div className="composer-queue-buttons" hidden={!canQueue}>
+      <form
+        className={dropping ? "composer dropping" : "composer"}
+        onSubmit={onSubmit}
+        onDragOver={onDragOver}
+        onDragLeave={() => setDropping(false)}
+        onDrop={onDrop}
+      >
         <button
           type="button"
-          className="queue-button"
-          data-testid="steer-button"
-          title={strings.steerTitle}
-          disabled={!canQueue || empty}
-          onClick={() => queue("steer")}
+          className="icon-button attach-button"
+          data-testid="attach-button"
+          aria-label={strings.attachments.attach}
+          title={strings.attachments.attach}
+          onClick={() => fileInput.current?.click()}
         >
-          {strings.steer}
+          <PaperclipIcon />
         </button>
-        <button
-          type="button"
-          className="queue-button"
-          data-testid="follow-up-button"
-          title={strings.followUpTitle}
-          disabled={!canQueue || empty}
-          onClick={() => queue("follow_up")}
-        >
-          {strings.followUp}
-        </button>
-      </div>
-      {blockedReason !== null && !canStop ? (
-        <span className="send-blocked" data-testid="send-blocked-reason" id="send-blocked-reason">
-          {blockedReason}
-        </span>
-      ) : null}
-      <div className="composer-button-slot">
-        <button
-          type="submit"
-          className="round-button send"
-          data-testid="send-button"
-          aria-label={strings.send}
-          title={strings.send}
-          disabled={!canSend}
-          aria-describedby={blockedReason !== null ? "send-blocked-reason" : undefined}
-          hidden={canStop}
-        >
-          <SendIcon />
-        </button>
-        <button
-          type="button"
-          className="round-button stop"
-          data-testid="stop-button"
-          aria-label={stopRequested ? strings.stopping : strings.stop}
-          title={`${strings.stop} (Esc)`}
-          disabled={!canStop}
-          hidden={!canStop}
-          onClick={onStop}
-        >
-          <StopIcon />
-        </button>
-      </div>
-    </form>
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          accept={ATTACH_ACCEPT}
+          className="visually-hidden"
+          data-testid="attach-input"
+          tabIndex={-1}
+          aria-hidden="true"
+          onChange={(event) => {
+            attachments.add(Array.from(event.target.files ?? []));
+            event.target.value = "";
+          }}
+        />
+        <textarea
+          ref={input}
+          className="composer-input"
+          data-testid="composer-input"
+          aria-label={strings.composerLabel}
+          placeholder={
+            sendKey === "ctrlEnter"
+              ? canQueue
+                ? strings.composerPlaceholderRunningCtrlEnter
+                : strings.composerPlaceholderCtrlEnter
+              : canQueue
+                ? strings.composerPlaceholderRunning
+                : strings.composerPlaceholder
+          }
+          rows={1}
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={onKeyDown}
+          onPaste={onPaste}
+          onCompositionStart={() => {
+            composing.current = true;
+          }}
+          onCompositionEnd={() => {
+            composing.current = false;
+          }}
+        />
+        <div className="composer-queue-buttons" hidden={!canQueue}>
+          <button
+            type="button"
+            className="queue-button"
+            data-testid="steer-button"
+            title={strings.steerTitle}
+            disabled={!canQueue || empty}
+            onClick={() => queue("steer")}
+          >
+            {strings.steer}
+          </button>
+          <button
+            type="button"
+            className="queue-button"
+            data-testid="follow-up-button"
+            title={strings.followUpTitle}
+            disabled={!canQueue || empty}
+            onClick={() => queue("follow_up")}
+          >
+            {strings.followUp}
+          </button>
+        </div>
+        {blockedReason !== null && !canStop ? (
+          <span className="send-blocked" data-testid="send-blocked-reason" id="send-blocked-reason">
+            {blockedReason}
+          </span>
+        ) : null}
+        <div className="composer-button-slot">
+          <button
+            type="submit"
+            className="round-button send"
+            data-testid="send-button"
+            aria-label={strings.send}
+            title={strings.send}
+            disabled={!canSend}
+            aria-describedby={blockedReason !== null ? "send-blocked-reason" : undefined}
+            hidden={canStop}
+          >
+            <SendIcon />
+          </button>
+          <button
+            type="button"
+            className="round-button stop"
+            data-testid="stop-button"
+            aria-label={stopRequested ? strings.stopping : strings.stop}
+            title={`${strings.stop} (Esc)`}
+            disabled={!canStop}
+            hidden={!canStop}
+            onClick={onStop}
+          >
+            <StopIcon />
+          </button>
+        </div>
+      </form>
+    </>
   );
 }

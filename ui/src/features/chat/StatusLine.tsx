@@ -1,10 +1,13 @@
 // Below the composer: running / settling / idle ("waiting for the model… N s" once the stream has been silent a
-// while), the run's turn count, the conversation's tokens and the model the last answer came from (and the one the
-// next turn goes to, when the user changed it).
+// while), the run's turn count, the conversation's tokens (its size, each token once), its usage totals and
+// context meter, and the model the last answer came from (and the one the next turn goes to, when the user
+// changed it).
 import { useEffect, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
+import type { Language } from "../../i18n/strings";
 import { silentSeconds, type StatusLine as StatusLineFacts } from "../../state/selectors";
+import { ConversationUsage } from "./ConversationUsage";
 import "./status-line.css";
 
 interface StatusLineProps {
@@ -14,9 +17,19 @@ interface StatusLineProps {
   usedModel?: string | null;
   /** Changes with every envelope of the conversation (its last sequence number). */
   activity: number;
+  /** The model's context window in tokens, for the context meter; `null` while it is not known. */
+  contextWindow?: number | null;
+  language?: Language;
 }
 
-export function StatusLine({ facts, modelName, usedModel = null, activity }: StatusLineProps) {
+export function StatusLine({
+  facts,
+  modelName,
+  usedModel = null,
+  activity,
+  contextWindow = null,
+  language = "en",
+}: StatusLineProps) {
   const strings = useStrings();
   const silent = useSilentSeconds(facts, activity);
   return (
@@ -38,6 +51,7 @@ export function StatusLine({ facts, modelName, usedModel = null, activity }: Sta
         ·
       </span>
       <span data-testid="tokens-used">{strings.tokens(facts.tokensUsed)}</span>
+      <ConversationUsage usage={facts.usage} contextWindow={contextWindow} language={language} />
       {modelName !== "" ? (
         <span className="status-model" data-testid="status-model" title={strings.modelInUse}>
           {usedModel !== null && usedModel !== modelName ? strings.modelNext(usedModel, modelName) : modelName}

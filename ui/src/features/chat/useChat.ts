@@ -23,6 +23,7 @@ import {
 import type { AppState, ApprovalDecision, Envelope, RunAccepted } from "../../ipc/wire";
 import type { ApprovalView, ChatAction } from "../../state/chat";
 import type { QueuedChip } from "../../state/queue";
+import type { UserAttachment } from "../../state/user-attachments";
 import { canSend, canStop } from "../../state/selectors";
 import {
   initialWindowState,
@@ -33,11 +34,13 @@ import {
 } from "../../state/window";
 import { listConversations, openConversation } from "../../ipc/conversations";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
+import { promptFiles, promptImages, type PendingAttachment } from "./attachment-rules";
 import { envelopeInbox } from "./envelope-inbox";
 import { useMessageActions, type MessageIntents } from "./useMessageActions";
 
 export interface ChatIntents {
-  send: (text: string) => boolean;
+  /** Sends the composer's text with its attachments (images, files the host has read). */
+  send: (text: string, attachments?: readonly PendingAttachment[]) => boolean;
   stop: () => void;
   retry: (assistantId: string) => void;
   startNewConversation: () => void;
@@ -130,10 +133,20 @@ export function useChat(): [WindowState, ChatIntents] {
   const stopEnabled = canStop(view);
 
   const send = useCallback(
-    (text: string): boolean => {
-      if (!sendEnabled || text.trim() === "") return false;
-      dispatch({ type: "chat", conversationId, action: { type: "prompt_submitted", text, imageCount: 0 } });
-      sendPrompt(text.trim(), []).then(
+    (text: string, attachments: readonly PendingAttachment[] = []): boolean => {
+      const images = promptImages(attachments);
+      const files = promptFiles(attachments);
+      if (!sendEnabled || (text.trim() === "" && images.length === 0 && files.length === 0)) return false;
+      const shown: UserAttachment[] = [
+        ...files.map((file) => ({ kind: "file" as const, name: file.name })),
+        ...images.map((image) => ({ kind: "image" as const, ...image })),
+      ];
+      dispatch({
+        type: "chat",
+        conversationId,
+        action: { type: "prompt_submitted", text, imageCount: images.length, attachments: shown },
+      });
+      sendPrompt(text.trim(), images, files).then(
         (accepted) => acceptRun(dispatch, conversationId, accepted),
         (error: unknown) => dispatch({ type: "chat", conversationId, action: commandFailed("prompt", error) }),
       );

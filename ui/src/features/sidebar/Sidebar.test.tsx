@@ -46,7 +46,7 @@ const APP_STATE: AppState = {
   isStreaming: false,
   pendingToolCalls: [],
   messages: [],
-  model: { provider: "scripted", id: "scripted", api: "scripted" },
+  model: { provider: "scripted", id: "scripted", api: "scripted", contextWindow: 128000, imageInput: false, priced: false },
   thinkingLevel: "off",
   conversationId: "c1",
 };

@@ -15,4 +15,17 @@ id: string,
 /**
  * The wire API.
  */
-api: string, };
+api: string, 
+/**
+ * Tokens of context the model takes (input and output together).
+ */
+contextWindow: number, 
+/**
+ * Whether it reads images.
+ */
+imageInput: boolean, 
+/**
+ * Whether its price is known, so the cost of its answers means something (the known-models table states no
+ * price of zero: a model it has no price for gets all-zero rates).
+ */
+priced: boolean, };

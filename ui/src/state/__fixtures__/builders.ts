@@ -95,7 +95,7 @@ export function appState(conversationId: string, messages: AgentMessage[] = [], 
     isStreaming,
     pendingToolCalls: [],
     messages,
-    model: { provider: "test", id: "test-model", api: "openai-completions" },
+    model: { provider: "test", id: "test-model", api: "openai-completions", contextWindow: 128000, imageInput: false, priced: false },
     thinkingLevel: "off",
   };
 }
