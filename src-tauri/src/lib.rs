@@ -17,6 +17,7 @@ mod host;
 mod ipc_surface_tests;
 mod logging;
 mod navigation_guard;
+mod notifications;
 pub mod safe_rendering;
 mod single_instance;
 #[cfg(unix)]
@@ -166,6 +167,7 @@ pub fn run() -> Result<(), RunError> {
             app.manage(mcp);
             app.manage(commands::mcp::McpWatchers::default());
             app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
+            notifications::watch(app.handle(), &conversations);
             app.manage(conversations);
             app.manage(desktop_host::model_list::ModelLists::new(
                 settings.config_dir(),

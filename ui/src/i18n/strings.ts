@@ -351,6 +351,7 @@ const en = {
   themeNames: { system: "Follow the system", light: "Light", dark: "Dark" } satisfies Record<ThemeSetting, string>,
   sendKey: "Send with",
   sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" } satisfies Record<SendKeySetting, string>,
+  notifications: "Notify me when an answer is ready, fails or waits for my approval while I look elsewhere",
   shortcuts: {
     title: "Keyboard shortcuts",
     open: "Keyboard shortcuts (Ctrl+/)",
@@ -709,6 +710,7 @@ const zh: Strings = {
   themeNames: { system: "跟随系统", light: "浅色", dark: "深色" },
   sendKey: "发送键",
   sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" },
+  notifications: "我在看别处时，回答完成、失败或等待我批准时通知我",
   shortcuts: {
     title: "键盘快捷键",
     open: "键盘快捷键（Ctrl+/）",

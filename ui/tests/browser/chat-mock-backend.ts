@@ -30,6 +30,8 @@ interface ChatMock {
   conversations: { list: unknown; states: Record<string, unknown> };
   /** What `mcp_servers` answers (no servers by default). */
   mcpServers: unknown;
+  /** Sends the window a backend event (as `emit_to` in src-tauri) to every listener of `event`. */
+  emit: (event: string, payload: unknown) => void;
 }
 
 declare global {
@@ -40,6 +42,8 @@ declare global {
 }
 
 let channel: ChannelLike | null = null;
+/** The window's event listeners (`listen` of @tauri-apps/api/event). */
+let listeners: { event: string; id: number; handler: number }[] = [];
 let nextIndex = 0;
 let lastRunId = 0;
 let runId: number | null = null;
@@ -61,6 +65,7 @@ let settings = {
   language: query.get("lang") ?? "auto",
   theme: query.get("theme") ?? "system",
   sendKey: query.get("sendKey") ?? "enter",
+  notifications: true,
   apiKeySet: false,
   keysStored: [] as string[],
   keyStorage: "keychain",
@@ -114,6 +119,11 @@ window.__chatMock = {
     states: {},
   },
   mcpServers: { configFile: "/home/ada/.config/pi-desktop/mcp.json", servers: [], problems: [] },
+  emit(event, payload) {
+    for (const listener of listeners.filter((candidate) => candidate.event === event)) {
+      window.__TAURI_INTERNALS__.runCallback(listener.handler, { event, id: listener.id, payload });
+    }
+  },
 };
 
 mockIPC((cmd, payload) => {
@@ -153,6 +163,14 @@ mockIPC((cmd, payload) => {
       return settingsView();
     case "abort":
     case "resolve_approval":
+      return null;
+    case "plugin:event|listen": {
+      const id = listeners.length + 1;
+      listeners.push({ event: String(args["event"]), id, handler: Number(args["handler"]) });
+      return id;
+    }
+    case "plugin:event|unlisten":
+      listeners = listeners.filter((listener) => listener.id !== Number(args["eventId"]));
       return null;
     case "mcp_servers":
     case "subscribe_mcp_servers":

@@ -97,6 +97,13 @@ pub struct SettingsInput {
     #[serde(default)]
     #[ts(type = "\"enter\" | \"ctrlEnter\"")]
     pub send_key: String,
+    /// System notifications when a run ends or a tool call waits out of sight (absent: on).
+    #[serde(default = "notifications_default")]
+    pub notifications: bool,
+}
+
+fn notifications_default() -> bool {
+    true
 }
 
 /// One preset as the settings screen offers it.
@@ -544,6 +551,7 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
         .to_owned(),
         theme: file.theme.unwrap_or_default().as_str().to_owned(),
         send_key: file.send_key.unwrap_or_default().as_str().to_owned(),
+        notifications: file.notifications.unwrap_or(true),
     }
 }
 
@@ -609,5 +617,6 @@ fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), Set
             }
         },
     };
+    file.notifications = (!input.notifications).then_some(false);
     Ok(())
 }

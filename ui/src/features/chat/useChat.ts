@@ -32,6 +32,7 @@ import {
   type WindowState,
 } from "../../state/window";
 import { listConversations, openConversation } from "../../ipc/conversations";
+import { onOpenConversationRequested } from "../../ipc/app-events";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
 import { envelopeInbox } from "./envelope-inbox";
 
@@ -180,6 +181,33 @@ export function useChat(): [WindowState, ChatIntents] {
     },
     [conversationId, show],
   );
+
+  // A clicked notification names a conversation: show it, unless it is the one on screen already (opening it
+  // again would reload it under an answer that may have started since).
+  const shownId = useRef(conversationId);
+  shownId.current = conversationId;
+  useEffect(() => {
+    let stopListening: (() => void) | null = null;
+    let unmounted = false;
+    onOpenConversationRequested((target) => {
+      if (target === shownId.current) return;
+      openConversation(target).then(
+        (appState) => show(appState, "switch"),
+        (error: unknown) =>
+          dispatch({ type: "chat", conversationId: shownId.current, action: commandFailed("open_conversation", error) }),
+      );
+    }).then(
+      (unlisten) => {
+        if (unmounted) unlisten();
+        else stopListening = unlisten;
+      },
+      () => undefined,
+    );
+    return () => {
+      unmounted = true;
+      stopListening?.();
+    };
+  }, [show]);
 
   const reloadAfterDelete = useCallback(() => {
     getState().then(

@@ -40,6 +40,7 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     systemLanguage: "en",
     theme: "system",
     sendKey: "enter",
+    notifications: true,
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,
@@ -168,5 +169,26 @@ describe("settings panel key per provider", () => {
     expect((byTestId("settings-preset") as HTMLSelectElement).value).toBe("deepseek");
     expect(byTestId("api-key-status")?.dataset["set"]).toBe("true");
     expect(byTestId("test-connection")).not.toBeNull();
+  });
+});
+
+describe("settings panel notifications", () => {
+  it("shows the stored choice and saves notifications turned off with the rest of the form", async () => {
+    const view = settingsView("keychain", true);
+    await renderPanel(view);
+    const toggle = byTestId("settings-notifications") as HTMLInputElement;
+    expect(toggle.checked).toBe(true);
+    expect(toggle.closest("label")?.textContent).toContain("Notify me when an answer is ready");
+
+    ipc.saveSettings.mockResolvedValue({ ...view, notifications: false });
+    act(() => toggle.click());
+    expect(toggle.checked).toBe(false);
+    const form = byTestId("settings-save")?.closest("form");
+    await act(async () => form?.requestSubmit());
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ notifications: false, sendKey: "enter" }));
   });
 });

@@ -335,6 +335,15 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 </select>
               </label>
             </div>
+            <label className="settings-toggle">
+              <input
+                type="checkbox"
+                data-testid="settings-notifications"
+                checked={form.notifications}
+                onChange={(event) => update({ notifications: event.target.checked })}
+              />{" "}
+              {strings.notifications}
+            </label>
             <div className="settings-actions">
               <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
               <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>

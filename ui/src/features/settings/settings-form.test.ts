@@ -14,6 +14,7 @@ const view: SettingsView = {
   systemLanguage: "en",
   theme: "dark",
   sendKey: "ctrlEnter",
+  notifications: false,
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -41,6 +42,7 @@ describe("settings form", () => {
       language: "auto",
       theme: "dark",
       sendKey: "ctrlEnter",
+      notifications: false,
     });
   });
 
@@ -55,6 +57,7 @@ describe("settings form", () => {
       language: "auto",
       theme: "dark",
       sendKey: "ctrlEnter",
+      notifications: false,
     });
   });
 });

@@ -13,6 +13,7 @@ export function settingsInput(view: SettingsView): SettingsInput {
     language: view.language,
     theme: view.theme,
     sendKey: view.sendKey,
+    notifications: view.notifications,
   };
 }
 

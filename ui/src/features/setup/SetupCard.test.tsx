@@ -39,6 +39,7 @@ const nothingConfigured: SettingsView = {
   systemLanguage: "en",
   theme: "system",
   sendKey: "enter",
+  notifications: true,
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

@@ -51,6 +51,7 @@ export function settingsToSave(view: SettingsView, form: SetupForm): SettingsInp
     language: view.language,
     theme: view.theme,
     sendKey: view.sendKey,
+    notifications: view.notifications,
   };
 }
 

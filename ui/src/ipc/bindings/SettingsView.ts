@@ -26,4 +26,8 @@ theme: "system" | "light" | "dark",
 /**
  * `enter` or `ctrlEnter` (absent: `enter`).
  */
-sendKey: "enter" | "ctrlEnter", };
+sendKey: "enter" | "ctrlEnter", 
+/**
+ * System notifications when a run ends or a tool call waits out of sight (absent: on).
+ */
+notifications: boolean, };

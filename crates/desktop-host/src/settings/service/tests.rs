@@ -75,6 +75,7 @@ fn openai_input() -> SettingsInput {
         language: "zh".to_owned(),
         theme: "dark".to_owned(),
         send_key: "ctrlEnter".to_owned(),
+        notifications: true,
     }
 }
 
@@ -461,4 +462,32 @@ fn an_input_without_theme_or_send_key_takes_the_defaults() {
 
     assert_eq!(view.settings.theme, "system");
     assert_eq!(view.settings.send_key, "enter");
+    assert!(
+        view.settings.notifications,
+        "notifications are on by default"
+    );
+}
+
+#[test]
+fn notifications_turned_off_are_stored_as_false_and_turned_on_again_as_absent() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    let stored = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("settings.json")).unwrap())
+            .unwrap()
+    };
+
+    let view = service
+        .save(&SettingsInput {
+            notifications: false,
+            ..openai_input()
+        })
+        .unwrap();
+    assert!(!view.settings.notifications);
+    assert_eq!(stored()["notifications"], false);
+    assert!(!service.view().unwrap().settings.notifications);
+
+    let view = service.save(&openai_input()).unwrap();
+    assert!(view.settings.notifications);
+    assert_eq!(stored().get("notifications"), None);
 }
