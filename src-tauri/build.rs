@@ -7,6 +7,7 @@ fn main() {
     // window can call nothing that `capabilities/` does not name.
     let app_manifest = tauri_build::AppManifest::new().commands(&[
         "app_info",
+        "open_log_folder",
         "fetch_image",
         "subscribe",
         "get_state",
@@ -28,6 +29,8 @@ fn main() {
         "delete_conversation",
         "restore_conversation",
         "export_conversation",
+        "choose_export_path",
+        "reveal_exported_file",
         "inspect_conversation",
         "run_events",
         "run_replay",

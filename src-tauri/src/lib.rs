@@ -58,15 +58,19 @@ pub enum RunError {
 
 /// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
 /// `capabilities/default.json` grants exactly these), the opener plugin (links open in the system browser; the
-/// capability allows http, https and mailto URLs only) and the guard that keeps the webview on the app's page.
+/// capability allows http, https and mailto URLs only), the dialog plugin (used from Rust only: the window is
+/// granted none of its commands) and the guard that keeps the webview on the app's page.
 /// The commands need the conversations service as managed state (and the settings service): [`run`] opens it
 /// in `setup` over the app's data folder; tests manage one over a temporary folder.
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard::plugin())
+        .manage(commands::export::ExportedFiles::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
+            commands::app::open_log_folder,
             commands::images::fetch_image,
             commands::stream::subscribe,
             commands::active_conversation::get_state,
@@ -88,6 +92,8 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::sidebar::delete_conversation,
             commands::sidebar::restore_conversation,
             commands::sidebar::export_conversation,
+            commands::export::choose_export_path,
+            commands::export::reveal_exported_file,
             commands::inspector::inspect_conversation,
             commands::inspector::run_events,
             commands::inspector::run_replay,

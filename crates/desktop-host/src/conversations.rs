@@ -429,6 +429,39 @@ impl Conversations {
             .map_err(|(path, source)| ConversationsError::WriteExport { path, source })
     }
 
+    /// The folder exports are offered into (the user's Downloads).
+    pub fn export_dir(&self) -> &std::path::Path {
+        &self.inner.export_dir
+    }
+
+    /// The file name an export of conversation `id` in `format` is offered under: `<title>.<md|jsonl>`.
+    pub fn export_file_name(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+    ) -> Result<String, ConversationsError> {
+        let conversation = self.inner.store.conversation(id)?;
+        Ok(export_file_name(conversation.title.as_deref(), format))
+    }
+
+    /// Writes a conversation to `path`, which the user chose in a save dialog (a file there is replaced: the
+    /// dialog asked). A document's headings are in `language`.
+    pub fn export_to_path(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+        language: Language,
+        path: &std::path::Path,
+    ) -> Result<ExportedFile, ConversationsError> {
+        let text = self.inner.store.export_conversation(id, format, language)?;
+        export_file::write_chosen_file(path, text.as_bytes()).map_err(|source| {
+            ConversationsError::WriteExport {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
+    }
+
     /// New settings for every open session (a run keeps the settings it started with), each on its
     /// conversation's own model while the provider stays (see `conversation_model`). Sessions started later get
     /// theirs from the factory.

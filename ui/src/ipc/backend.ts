@@ -38,6 +38,11 @@ export function fetchAppInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
 }
 
+/** Opens the folder of the app's log files in the file manager. */
+export function openLogFolder(): Promise<null> {
+  return invoke<null>("open_log_folder");
+}
+
 export function getState(): Promise<AppState> {
   return invoke<AppState>("get_state");
 }

@@ -554,6 +554,19 @@ async fn a_new_conversation_reuses_an_empty_one_and_search_renaming_and_export_w
         .export_to_downloads(&first.id, ExportFormat::Markdown, Language::En)
         .unwrap();
     assert_eq!(again.file_name, "Quarterly_ report_ (2).md");
+    assert_eq!(
+        conversations
+            .export_file_name(&first.id, ExportFormat::JsonLines)
+            .unwrap(),
+        "Quarterly_ report_.jsonl"
+    );
+    assert_eq!(conversations.export_dir(), fixture.home.downloads());
+    let chosen = fixture.home.downloads().join("Quarterly_ report_.md");
+    let replaced = conversations
+        .export_to_path(&first.id, ExportFormat::Markdown, Language::En, &chosen)
+        .unwrap();
+    assert_eq!(replaced.file_name, "Quarterly_ report_.md");
+    assert_eq!(std::fs::read_to_string(&chosen).unwrap(), markdown);
     let lines = conversations
         .export_text(&first.id, ExportFormat::JsonLines, Language::En)
         .unwrap();
