@@ -24,6 +24,7 @@ mod single_instance;
 mod termination;
 #[cfg(test)]
 mod test_window;
+mod tray;
 mod window_geometry;
 mod window_state;
 mod window_state_file;
@@ -174,6 +175,18 @@ pub fn run() -> Result<(), RunError> {
             app.manage(commands::mcp::McpWatchers::default());
             app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
             notifications::watch(app.handle(), &conversations);
+            tray::install(
+                app.handle(),
+                settings
+                    .load()
+                    .ok()
+                    .and_then(|file| file.language)
+                    .unwrap_or_else(|| {
+                        desktop_host::language::Language::from_locale_env(
+                            &std::env::vars().collect(),
+                        )
+                    }),
+            );
             app.manage(conversations);
             app.manage(desktop_host::model_list::ModelLists::new(
                 settings.config_dir(),
@@ -186,6 +199,17 @@ pub fn run() -> Result<(), RunError> {
                 "pi desktop started"
             );
             Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event
+                && window.label() == MAIN_WINDOW
+                && tray::hides_on_close(window.app_handle())
+            {
+                api.prevent_close();
+                if let Err(error) = window.hide() {
+                    tracing::warn!(%error, "cannot hide the main window to the tray");
+                }
+            }
         })
         .build(tauri::generate_context!())?;
     app.run(|app, event| {

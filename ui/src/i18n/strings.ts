@@ -354,6 +354,7 @@ const en = {
   sendKey: "Send with",
   sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" } satisfies Record<SendKeySetting, string>,
   notifications: "Notify me when an answer is ready, fails or waits for my approval while I look elsewhere",
+  closeToTray: "Closing the window keeps Pi Desktop in the tray (answers go on; Quit is in the tray's menu)",
   shortcuts: {
     title: "Keyboard shortcuts",
     open: "Keyboard shortcuts (Ctrl+/)",
@@ -715,6 +716,7 @@ const zh: Strings = {
   sendKey: "发送键",
   sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" },
   notifications: "我在看别处时，回答完成、失败或等待我批准时通知我",
+  closeToTray: "关闭窗口时让 Pi Desktop 留在托盘中（回答继续进行；退出在托盘菜单中）",
   shortcuts: {
     title: "键盘快捷键",
     open: "键盘快捷键（Ctrl+/）",

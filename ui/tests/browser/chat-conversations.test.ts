@@ -187,7 +187,7 @@ describe("chat with the conversation sidebar", () => {
     await expect(page.getByTestId("message-assistant").count()).resolves.toBe(0);
   });
 
-  it("a clicked notification opens its conversation, and one about the conversation shown changes nothing", async () => {
+  it("a clicked notification opens its conversation (not the one shown), and the tray starts a new one", async () => {
     await page.waitForFunction(() => window.__chatMock.calls.some((call) => call.cmd === "plugin:event|listen"));
     await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "a" }));
     await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "b" }));
@@ -199,5 +199,10 @@ describe("chat with the conversation sidebar", () => {
       window.__chatMock.calls.filter((call) => call.cmd === "open_conversation").map((call) => call.args["conversationId"]),
     );
     expect(opened).toEqual(["b"]);
+
+    // The tray menu's New conversation starts one, as the window's own button does.
+    await page.evaluate(() => window.__chatMock.emit("new-conversation-requested", null));
+    await page.waitForFunction(() => window.__chatMock.calls.some((call) => call.cmd === "new_conversation"));
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="message-user"]').length === 0);
   });
 });

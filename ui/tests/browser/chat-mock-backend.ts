@@ -66,6 +66,7 @@ let settings = {
   theme: query.get("theme") ?? "system",
   sendKey: query.get("sendKey") ?? "enter",
   notifications: true,
+  closeToTray: false,
   apiKeySet: false,
   keysStored: [] as string[],
   keyStorage: "keychain",

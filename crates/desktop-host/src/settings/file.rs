@@ -1,6 +1,6 @@
 //! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model, the
 //! connection's timeouts, retries and proxy, whether the built-in tools ask before they run, and the window's
-//! theme, send key and system notifications.
+//! theme, send key, system notifications and tray.
 //!
 //! Contract: unknown keys survive a load/save round trip (the app may store more than this crate knows); a
 //! missing file is the empty settings; saving writes a temporary file and renames it, so a crash never leaves a
@@ -72,6 +72,9 @@ pub struct SettingsFile {
     /// System notifications of runs and approvals out of sight (default on; stored only as `false`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notifications: Option<bool>,
+    /// Closing the window hides it to the tray icon instead of quitting (default off; stored only as `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_to_tray: Option<bool>,
     /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask_before_built_in_tools: Option<bool>,

@@ -100,6 +100,9 @@ pub struct SettingsInput {
     /// System notifications when a run ends or a tool call waits out of sight (absent: on).
     #[serde(default = "notifications_default")]
     pub notifications: bool,
+    /// Closing the window hides it to the tray icon, where there is one, instead of quitting (absent: off).
+    #[serde(default)]
+    pub close_to_tray: bool,
 }
 
 fn notifications_default() -> bool {
@@ -552,6 +555,7 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
         theme: file.theme.unwrap_or_default().as_str().to_owned(),
         send_key: file.send_key.unwrap_or_default().as_str().to_owned(),
         notifications: file.notifications.unwrap_or(true),
+        close_to_tray: file.close_to_tray.unwrap_or(false),
     }
 }
 
@@ -618,5 +622,6 @@ fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), Set
         },
     };
     file.notifications = (!input.notifications).then_some(false);
+    file.close_to_tray = input.close_to_tray.then_some(true);
     Ok(())
 }

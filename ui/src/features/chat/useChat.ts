@@ -32,7 +32,7 @@ import {
   type WindowState,
 } from "../../state/window";
 import { listConversations, openConversation } from "../../ipc/conversations";
-import { onOpenConversationRequested } from "../../ipc/app-events";
+import { onNewConversationRequested, onOpenConversationRequested } from "../../ipc/app-events";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
 import { envelopeInbox } from "./envelope-inbox";
 
@@ -183,29 +183,25 @@ export function useChat(): [WindowState, ChatIntents] {
   );
 
   // A clicked notification names a conversation: show it, unless it is the one on screen already (opening it
-  // again would reload it under an answer that may have started since).
+  // again would reload it under an answer that may have started since). The tray asks for a new conversation.
   const shownId = useRef(conversationId);
   shownId.current = conversationId;
+  const startNew = useRef(startNewConversation);
+  startNew.current = startNewConversation;
   useEffect(() => {
-    let stopListening: (() => void) | null = null;
-    let unmounted = false;
-    onOpenConversationRequested((target) => {
+    const openRequested = onOpenConversationRequested((target) => {
       if (target === shownId.current) return;
       openConversation(target).then(
         (appState) => show(appState, "switch"),
         (error: unknown) =>
           dispatch({ type: "chat", conversationId: shownId.current, action: commandFailed("open_conversation", error) }),
       );
-    }).then(
-      (unlisten) => {
-        if (unmounted) unlisten();
-        else stopListening = unlisten;
-      },
-      () => undefined,
-    );
+    });
+    const newRequested = onNewConversationRequested(() => startNew.current());
     return () => {
-      unmounted = true;
-      stopListening?.();
+      for (const listening of [openRequested, newRequested]) {
+        listening.then((unlisten) => unlisten(), () => undefined);
+      }
     };
   }, [show]);
 

@@ -41,6 +41,7 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     theme: "system",
     sendKey: "enter",
     notifications: true,
+    closeToTray: false,
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,
@@ -172,8 +173,8 @@ describe("settings panel key per provider", () => {
   });
 });
 
-describe("settings panel notifications", () => {
-  it("shows the stored choice and saves notifications turned off with the rest of the form", async () => {
+describe("settings panel notifications and tray", () => {
+  it("shows the stored choices and saves notifications off and close to tray on with the rest of the form", async () => {
     const view = settingsView("keychain", true);
     await renderPanel(view);
     const toggle = byTestId("settings-notifications") as HTMLInputElement;
@@ -183,12 +184,15 @@ describe("settings panel notifications", () => {
     ipc.saveSettings.mockResolvedValue({ ...view, notifications: false });
     act(() => toggle.click());
     expect(toggle.checked).toBe(false);
+    const tray = byTestId("settings-close-to-tray") as HTMLInputElement;
+    expect(tray.checked).toBe(false);
+    act(() => tray.click());
     const form = byTestId("settings-save")?.closest("form");
     await act(async () => form?.requestSubmit());
     await act(async () => {
       await Promise.resolve();
     });
 
-    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ notifications: false, sendKey: "enter" }));
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ notifications: false, closeToTray: true, sendKey: "enter" }));
   });
 });

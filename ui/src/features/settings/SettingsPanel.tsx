@@ -344,6 +344,15 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
               />{" "}
               {strings.notifications}
             </label>
+            <label className="settings-toggle">
+              <input
+                type="checkbox"
+                data-testid="settings-close-to-tray"
+                checked={form.closeToTray}
+                onChange={(event) => update({ closeToTray: event.target.checked })}
+              />{" "}
+              {strings.closeToTray}
+            </label>
             <div className="settings-actions">
               <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
               <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>

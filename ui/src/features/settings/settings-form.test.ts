@@ -15,6 +15,7 @@ const view: SettingsView = {
   theme: "dark",
   sendKey: "ctrlEnter",
   notifications: false,
+  closeToTray: true,
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -43,6 +44,7 @@ describe("settings form", () => {
       theme: "dark",
       sendKey: "ctrlEnter",
       notifications: false,
+      closeToTray: true,
     });
   });
 
@@ -58,6 +60,7 @@ describe("settings form", () => {
       theme: "dark",
       sendKey: "ctrlEnter",
       notifications: false,
+      closeToTray: true,
     });
   });
 });

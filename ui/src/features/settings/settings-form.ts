@@ -14,6 +14,7 @@ export function settingsInput(view: SettingsView): SettingsInput {
     theme: view.theme,
     sendKey: view.sendKey,
     notifications: view.notifications,
+    closeToTray: view.closeToTray,
   };
 }
 

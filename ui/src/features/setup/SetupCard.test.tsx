@@ -40,6 +40,7 @@ const nothingConfigured: SettingsView = {
   theme: "system",
   sendKey: "enter",
   notifications: true,
+  closeToTray: false,
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

@@ -52,6 +52,7 @@ export function settingsToSave(view: SettingsView, form: SetupForm): SettingsInp
     theme: view.theme,
     sendKey: view.sendKey,
     notifications: view.notifications,
+    closeToTray: view.closeToTray,
   };
 }
 

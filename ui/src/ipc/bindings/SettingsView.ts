@@ -30,4 +30,8 @@ sendKey: "enter" | "ctrlEnter",
 /**
  * System notifications when a run ends or a tool call waits out of sight (absent: on).
  */
-notifications: boolean, };
+notifications: boolean, 
+/**
+ * Closing the window hides it to the tray icon, where there is one, instead of quitting (absent: off).
+ */
+closeToTray: boolean, };

@@ -76,6 +76,7 @@ fn openai_input() -> SettingsInput {
         theme: "dark".to_owned(),
         send_key: "ctrlEnter".to_owned(),
         notifications: true,
+        close_to_tray: false,
     }
 }
 
@@ -490,4 +491,27 @@ fn notifications_turned_off_are_stored_as_false_and_turned_on_again_as_absent() 
     let view = service.save(&openai_input()).unwrap();
     assert!(view.settings.notifications);
     assert_eq!(stored().get("notifications"), None);
+}
+
+#[test]
+fn close_to_tray_is_off_by_default_and_stored_only_when_on() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    let stored = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("settings.json")).unwrap())
+            .unwrap()
+    };
+
+    let view = service.save(&openai_input()).unwrap();
+    assert!(!view.settings.close_to_tray);
+    assert_eq!(stored().get("closeToTray"), None);
+
+    let view = service
+        .save(&SettingsInput {
+            close_to_tray: true,
+            ..openai_input()
+        })
+        .unwrap();
+    assert!(view.settings.close_to_tray);
+    assert_eq!(stored()["closeToTray"], true);
 }
