@@ -8,6 +8,8 @@ fn main() {
     let app_manifest = tauri_build::AppManifest::new().commands(&[
         "app_info",
         "open_log_folder",
+        "autostart_enabled",
+        "set_autostart",
         "fetch_image",
         "subscribe",
         "get_state",

@@ -59,19 +59,25 @@ pub enum RunError {
 
 /// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
 /// `capabilities/default.json` grants exactly these), the opener plugin (links open in the system browser; the
-/// capability allows http, https and mailto URLs only), the dialog plugin (used from Rust only: the window is
-/// granted none of its commands) and the guard that keeps the webview on the app's page.
+/// capability allows http, https and mailto URLs only), the dialog and autostart plugins (used from Rust only:
+/// the window is granted none of their commands) and the guard that keeps the webview on the app's page.
 /// The commands need the conversations service as managed state (and the settings service): [`run`] opens it
 /// in `setup` over the app's data folder; tests manage one over a temporary folder.
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_autostart::init(
+            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
+            None,
+        ))
         .plugin(navigation_guard::plugin())
         .manage(commands::export::ExportedFiles::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
             commands::app::open_log_folder,
+            commands::autostart::autostart_enabled,
+            commands::autostart::set_autostart,
             commands::images::fetch_image,
             commands::stream::subscribe,
             commands::active_conversation::get_state,
@@ -142,12 +148,22 @@ pub fn run() -> Result<(), RunError> {
         .plugin(logging::plugin())
         .plugin(single_instance::plugin())
         .setup(|app| {
+            let settings = SettingsService::from_platform();
+            let stored = settings.load().unwrap_or_default();
+            let language = stored.language.unwrap_or_else(|| {
+                desktop_host::language::Language::from_locale_env(&std::env::vars().collect())
+            });
+            let tray_shown = tray::install(app.handle(), language);
+            // Started minimized, the window stays hidden until the tray shows it; without a tray it is shown.
+            let show_window = !(tray_shown && stored.start_minimized.unwrap_or(false));
             let window_state = WindowStateKeeper::new(
                 desktop_host::settings::default_config_dir()
                     .map(|dir| dir.join(window_state_file::WINDOW_STATE_FILE_NAME)),
             );
             match app.get_webview_window(MAIN_WINDOW) {
-                Some(window) => window_state.restore(&window, main_window_min_size(app.config())),
+                Some(window) => {
+                    window_state.restore(&window, main_window_min_size(app.config()), show_window)
+                }
                 None => tracing::warn!("no main window to restore"),
             }
             app.manage(window_state);
@@ -158,7 +174,6 @@ pub fn run() -> Result<(), RunError> {
             let export_dir = DesktopPaths::detect()
                 .map(|paths| paths.downloads().to_path_buf())
                 .unwrap_or_else(|| data_dir.clone());
-            let settings = SettingsService::from_platform();
             // The servers of mcp.json start in the background; a run gets the tools of those ready by then.
             let mcp = std::sync::Arc::new(McpServers::load(
                 settings.config_dir(),
@@ -175,18 +190,6 @@ pub fn run() -> Result<(), RunError> {
             app.manage(commands::mcp::McpWatchers::default());
             app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
             notifications::watch(app.handle(), &conversations);
-            tray::install(
-                app.handle(),
-                settings
-                    .load()
-                    .ok()
-                    .and_then(|file| file.language)
-                    .unwrap_or_else(|| {
-                        desktop_host::language::Language::from_locale_env(
-                            &std::env::vars().collect(),
-                        )
-                    }),
-            );
             app.manage(conversations);
             app.manage(desktop_host::model_list::ModelLists::new(
                 settings.config_dir(),

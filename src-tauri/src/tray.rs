@@ -59,8 +59,8 @@ impl TrayAction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TrayPresence(pub(crate) bool);
 
-/// Adds the tray icon when a tray host answers, and manages whether it did.
-pub(crate) fn install<R: Runtime>(app: &AppHandle<R>, language: Language) {
+/// Adds the tray icon when a tray host answers, and manages whether it did; returns whether it did.
+pub(crate) fn install<R: Runtime>(app: &AppHandle<R>, language: Language) -> bool {
     let present = if tray_host_present() {
         match build(app, language) {
             Ok(()) => true,
@@ -77,6 +77,7 @@ pub(crate) fn install<R: Runtime>(app: &AppHandle<R>, language: Language) {
         false
     };
     app.manage(TrayPresence(present));
+    present
 }
 
 fn build<R: Runtime>(app: &AppHandle<R>, language: Language) -> tauri::Result<()> {

@@ -355,6 +355,8 @@ const en = {
   sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" } satisfies Record<SendKeySetting, string>,
   notifications: "Notify me when an answer is ready, fails or waits for my approval while I look elsewhere",
   closeToTray: "Closing the window keeps Pi Desktop in the tray (answers go on; Quit is in the tray's menu)",
+  startMinimized: "Start with the window hidden in the tray",
+  autostart: "Start Pi Desktop when I log in",
   shortcuts: {
     title: "Keyboard shortcuts",
     open: "Keyboard shortcuts (Ctrl+/)",
@@ -717,6 +719,8 @@ const zh: Strings = {
   sendKeyNames: { enter: "Enter", ctrlEnter: "Ctrl+Enter" },
   notifications: "我在看别处时，回答完成、失败或等待我批准时通知我",
   closeToTray: "关闭窗口时让 Pi Desktop 留在托盘中（回答继续进行；退出在托盘菜单中）",
+  startMinimized: "启动时把窗口隐藏在托盘中",
+  autostart: "登录时启动 Pi Desktop",
   shortcuts: {
     title: "键盘快捷键",
     open: "键盘快捷键（Ctrl+/）",

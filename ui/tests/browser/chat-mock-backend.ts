@@ -67,6 +67,7 @@ let settings = {
   sendKey: query.get("sendKey") ?? "enter",
   notifications: true,
   closeToTray: false,
+  startMinimized: false,
   apiKeySet: false,
   keysStored: [] as string[],
   keyStorage: "keychain",
@@ -165,6 +166,10 @@ mockIPC((cmd, payload) => {
     case "abort":
     case "resolve_approval":
       return null;
+    case "autostart_enabled":
+      return false;
+    case "set_autostart":
+      return Boolean(args["enabled"]);
     case "plugin:event|listen": {
       const id = listeners.length + 1;
       listeners.push({ event: String(args["event"]), id, handler: Number(args["handler"]) });

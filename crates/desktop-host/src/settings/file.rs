@@ -75,6 +75,9 @@ pub struct SettingsFile {
     /// Closing the window hides it to the tray icon instead of quitting (default off; stored only as `true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub close_to_tray: Option<bool>,
+    /// The app starts with its window hidden in the tray, where there is one (default off; stored only as `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_minimized: Option<bool>,
     /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask_before_built_in_tools: Option<bool>,

@@ -103,6 +103,9 @@ pub struct SettingsInput {
     /// Closing the window hides it to the tray icon, where there is one, instead of quitting (absent: off).
     #[serde(default)]
     pub close_to_tray: bool,
+    /// The app starts with its window hidden in the tray, where there is one (absent: off).
+    #[serde(default)]
+    pub start_minimized: bool,
 }
 
 fn notifications_default() -> bool {
@@ -556,6 +559,7 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
         send_key: file.send_key.unwrap_or_default().as_str().to_owned(),
         notifications: file.notifications.unwrap_or(true),
         close_to_tray: file.close_to_tray.unwrap_or(false),
+        start_minimized: file.start_minimized.unwrap_or(false),
     }
 }
 
@@ -623,5 +627,6 @@ fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), Set
     };
     file.notifications = (!input.notifications).then_some(false);
     file.close_to_tray = input.close_to_tray.then_some(true);
+    file.start_minimized = input.start_minimized.then_some(true);
     Ok(())
 }

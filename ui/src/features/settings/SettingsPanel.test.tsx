@@ -20,6 +20,9 @@ const ipc = vi.hoisted(() => ({
   conversationGrants: vi.fn(),
   queueSettings: vi.fn(),
   saveQueueSettings: vi.fn(),
+  autostartEnabled: vi.fn(),
+  setAutostart: vi.fn(),
+  openLogFolder: vi.fn(),
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
@@ -42,6 +45,7 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     sendKey: "enter",
     notifications: true,
     closeToTray: false,
+    startMinimized: false,
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,
@@ -74,6 +78,7 @@ async function renderPanel(view: SettingsView) {
   ipc.approvalSettings.mockResolvedValue({ askBeforeBuiltInTools: false });
   ipc.conversationGrants.mockResolvedValue([]);
   ipc.queueSettings.mockResolvedValue({ steeringMode: "one_at_a_time", followUpMode: "one_at_a_time" });
+  ipc.autostartEnabled.mockResolvedValue(false);
   await act(async () => {
     root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
   });
@@ -187,12 +192,34 @@ describe("settings panel notifications and tray", () => {
     const tray = byTestId("settings-close-to-tray") as HTMLInputElement;
     expect(tray.checked).toBe(false);
     act(() => tray.click());
+    act(() => (byTestId("settings-start-minimized") as HTMLInputElement).click());
     const form = byTestId("settings-save")?.closest("form");
     await act(async () => form?.requestSubmit());
     await act(async () => {
       await Promise.resolve();
     });
 
-    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ notifications: false, closeToTray: true, sendKey: "enter" }));
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ notifications: false, closeToTray: true, startMinimized: true, sendKey: "enter" }));
+  });
+});
+
+describe("settings panel autostart", () => {
+  it("reads whether the app starts at login and changes it at once, outside the form", async () => {
+    ipc.setAutostart.mockResolvedValueOnce(true);
+    ipc.setAutostart.mockRejectedValueOnce({ kind: "storage", code: "settings_not_saved", detail: "~/.config/autostart is read-only" });
+    await renderPanel(settingsView("keychain", true));
+    const autostart = byTestId("settings-autostart") as HTMLInputElement;
+    expect(autostart.checked).toBe(false);
+    expect(autostart.disabled).toBe(false);
+
+    await act(async () => autostart.click());
+    expect(ipc.setAutostart).toHaveBeenCalledWith(true);
+    expect(autostart.checked).toBe(true);
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
+
+    await act(async () => autostart.click());
+    expect(ipc.setAutostart).toHaveBeenLastCalledWith(false);
+    expect(byTestId("settings-autostart-error")?.textContent).toContain("~/.config/autostart is read-only");
+    expect(autostart.checked).toBe(true);
   });
 });

@@ -28,6 +28,7 @@ import type {
 import { CloseIcon } from "../chat/icons";
 import { ConnectionReportLine } from "../setup/ConnectionReportLine";
 import { AboutSection } from "./AboutSection";
+import { AutostartToggle } from "./AutostartToggle";
 import { ApprovalSection } from "./ApprovalSection";
 import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
@@ -353,6 +354,16 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
               />{" "}
               {strings.closeToTray}
             </label>
+            <label className="settings-toggle">
+              <input
+                type="checkbox"
+                data-testid="settings-start-minimized"
+                checked={form.startMinimized}
+                onChange={(event) => update({ startMinimized: event.target.checked })}
+              />{" "}
+              {strings.startMinimized}
+            </label>
+            <AutostartToggle />
             <div className="settings-actions">
               <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
               <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>

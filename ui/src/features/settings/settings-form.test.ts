@@ -16,6 +16,7 @@ const view: SettingsView = {
   sendKey: "ctrlEnter",
   notifications: false,
   closeToTray: true,
+  startMinimized: true,
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -45,6 +46,7 @@ describe("settings form", () => {
       sendKey: "ctrlEnter",
       notifications: false,
       closeToTray: true,
+      startMinimized: true,
     });
   });
 
@@ -61,6 +63,7 @@ describe("settings form", () => {
       sendKey: "ctrlEnter",
       notifications: false,
       closeToTray: true,
+      startMinimized: true,
     });
   });
 });

@@ -15,6 +15,7 @@ export function settingsInput(view: SettingsView): SettingsInput {
     sendKey: view.sendKey,
     notifications: view.notifications,
     closeToTray: view.closeToTray,
+    startMinimized: view.startMinimized,
   };
 }
 

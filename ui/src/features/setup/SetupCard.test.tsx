@@ -41,6 +41,7 @@ const nothingConfigured: SettingsView = {
   sendKey: "enter",
   notifications: true,
   closeToTray: false,
+  startMinimized: false,
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

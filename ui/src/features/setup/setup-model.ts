@@ -53,6 +53,7 @@ export function settingsToSave(view: SettingsView, form: SetupForm): SettingsInp
     sendKey: view.sendKey,
     notifications: view.notifications,
     closeToTray: view.closeToTray,
+    startMinimized: view.startMinimized,
   };
 }
 

@@ -23,4 +23,8 @@ notifications: boolean,
 /**
  * Closing the window hides it to the tray icon, where there is one, instead of quitting (absent: off).
  */
-closeToTray: boolean, };
+closeToTray: boolean, 
+/**
+ * The app starts with its window hidden in the tray, where there is one (absent: off).
+ */
+startMinimized: boolean, };

@@ -77,6 +77,7 @@ fn openai_input() -> SettingsInput {
         send_key: "ctrlEnter".to_owned(),
         notifications: true,
         close_to_tray: false,
+        start_minimized: false,
     }
 }
 
@@ -494,7 +495,7 @@ fn notifications_turned_off_are_stored_as_false_and_turned_on_again_as_absent() 
 }
 
 #[test]
-fn close_to_tray_is_off_by_default_and_stored_only_when_on() {
+fn close_to_tray_and_start_minimized_are_off_by_default_and_stored_only_when_on() {
     let config = tempfile::tempdir().unwrap();
     let (service, _backend) = with_keychain(config.path());
     let stored = || -> serde_json::Value {
@@ -506,12 +507,17 @@ fn close_to_tray_is_off_by_default_and_stored_only_when_on() {
     assert!(!view.settings.close_to_tray);
     assert_eq!(stored().get("closeToTray"), None);
 
+    assert_eq!(stored().get("startMinimized"), None);
+
     let view = service
         .save(&SettingsInput {
             close_to_tray: true,
+            start_minimized: true,
             ..openai_input()
         })
         .unwrap();
     assert!(view.settings.close_to_tray);
+    assert!(view.settings.start_minimized);
     assert_eq!(stored()["closeToTray"], true);
+    assert_eq!(stored()["startMinimized"], true);
 }
