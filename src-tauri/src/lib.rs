@@ -18,6 +18,7 @@ mod ipc_surface_tests;
 mod logging;
 mod navigation_guard;
 mod notifications;
+mod quick_ask;
 pub mod safe_rendering;
 mod single_instance;
 #[cfg(unix)]
@@ -73,11 +74,16 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         ))
         .plugin(navigation_guard::plugin())
         .manage(commands::export::ExportedFiles::default())
+        .manage(quick_ask::QuickAskShortcut::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
             commands::app::open_log_folder,
             commands::autostart::autostart_enabled,
             commands::autostart::set_autostart,
+            quick_ask::quick_ask,
+            quick_ask::open_in_main_window,
+            quick_ask::hide_quick_ask,
+            quick_ask::quick_ask_shortcut_status,
             commands::images::fetch_image,
             commands::stream::subscribe,
             commands::active_conversation::get_state,
@@ -147,6 +153,7 @@ pub fn run() -> Result<(), RunError> {
         // Plugins start in this order, all before `setup`: logging first so the others can log.
         .plugin(logging::plugin())
         .plugin(single_instance::plugin())
+        .plugin(quick_ask::plugin())
         .setup(|app| {
             let settings = SettingsService::from_platform();
             let stored = settings.load().unwrap_or_default();
@@ -154,6 +161,7 @@ pub fn run() -> Result<(), RunError> {
                 desktop_host::language::Language::from_locale_env(&std::env::vars().collect())
             });
             let tray_shown = tray::install(app.handle(), language);
+            quick_ask::apply_shortcut(app.handle(), stored.quick_ask_shortcut.as_deref());
             // Started minimized, the window stays hidden until the tray shows it; without a tray it is shown.
             let show_window = !(tray_shown && stored.start_minimized.unwrap_or(false));
             let window_state = WindowStateKeeper::new(
@@ -204,14 +212,21 @@ pub fn run() -> Result<(), RunError> {
             Ok(())
         })
         .on_window_event(|window, event| {
-            if let tauri::WindowEvent::CloseRequested { api, .. } = event
-                && window.label() == MAIN_WINDOW
-                && tray::hides_on_close(window.app_handle())
-            {
-                api.prevent_close();
-                if let Err(error) = window.hide() {
-                    tracing::warn!(%error, "cannot hide the main window to the tray");
+            if window.label() != MAIN_WINDOW {
+                return;
+            }
+            match event {
+                tauri::WindowEvent::CloseRequested { api, .. }
+                    if tray::hides_on_close(window.app_handle()) =>
+                {
+                    api.prevent_close();
+                    if let Err(error) = window.hide() {
+                        tracing::warn!(%error, "cannot hide the main window to the tray");
+                    }
                 }
+                // The quick-ask window alone does not keep the app running.
+                tauri::WindowEvent::Destroyed => window.app_handle().exit(0),
+                _ => {}
             }
         })
         .build(tauri::generate_context!())?;

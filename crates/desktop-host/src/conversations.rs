@@ -41,7 +41,7 @@ pub use live_stream::{LiveSnapshot, LiveStream, RunPhase, RunSnapshot, RunningTo
 pub use run_log::{LiveRunLog, RecordingSink, log_line};
 
 use crate::language::Language;
-use crate::session::{DesktopSession, SessionError, SessionOptions};
+use crate::session::{DesktopSession, RunHandle, SessionError, SessionOptions, SessionPrompt};
 use crate::settings::ResolvedSettings;
 use crate::store::{
     Clock, ConversationId, ConversationRecorder, ConversationSummary, DATABASE_FILE_NAME, DayGroup,
@@ -185,6 +185,14 @@ struct OpenSessions {
     sessions: HashMap<ConversationId, OpenConversation>,
 }
 
+/// Whether a started session becomes the active conversation.
+enum Placement {
+    /// It is the one the window shows.
+    Active,
+    /// It answers beside the active one (a quick question from another window).
+    Background,
+}
+
 /// What to start when no open session can be reused.
 enum Planned {
     /// A new, empty conversation.
@@ -268,7 +276,10 @@ impl Conversations {
             Some(latest) => self.planned_stored(&latest.id)?,
             None => Planned::New,
         };
-        self.start(planned, |open| open.active_conversation()).await
+        self.start(planned, Placement::Active, |open| {
+            open.active_conversation()
+        })
+        .await
     }
 
     /// The active conversation, if one is open; never starts a session.
@@ -301,7 +312,22 @@ impl Conversations {
         if let Some(active) = reusable(&self.lock_open()) {
             return Ok(active);
         }
-        self.start(Planned::New, |open| reusable(open)).await
+        self.start(Planned::New, Placement::Active, |open| reusable(open))
+            .await
+    }
+
+    /// Starts a new conversation beside the active one, which stays active, and sends `prompt` in it at once
+    /// (a question from the quick-ask window). Its session is kept while it runs, like any background
+    /// conversation's; [`Conversations::open_conversation`] makes it active.
+    pub async fn ask_in_background(
+        &self,
+        prompt: SessionPrompt,
+    ) -> Result<(OpenConversation, RunHandle), ConversationsError> {
+        let conversation = self
+            .start(Planned::New, Placement::Background, |_open| None)
+            .await?;
+        let run = conversation.session.start_prompt(prompt).await?;
+        Ok((conversation, run))
     }
 
     /// Makes `id` the active conversation: its running session if it has one, otherwise a new session over its
@@ -319,7 +345,8 @@ impl Conversations {
             return Ok(conversation);
         }
         let planned = self.planned_stored(id)?;
-        self.start(planned, |open| already_open(open)).await
+        self.start(planned, Placement::Active, |open| already_open(open))
+            .await
     }
 
     /// The sidebar's list: live conversations by day (the system's time zone), newest first.
@@ -507,6 +534,7 @@ impl Conversations {
     async fn start(
         &self,
         planned: Planned,
+        placement: Placement,
         already: impl FnOnce(&mut OpenSessions) -> Option<OpenConversation>,
     ) -> Result<OpenConversation, ConversationsError> {
         let mut options =
@@ -552,7 +580,10 @@ impl Conversations {
                 session,
             };
             open.sessions.insert(id.clone(), conversation.clone());
-            open.activate(id);
+            match placement {
+                Placement::Active => open.activate(id),
+                Placement::Background => {}
+            }
             conversation
         };
         let notices = std::mem::take(

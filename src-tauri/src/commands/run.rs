@@ -34,7 +34,7 @@ pub(crate) struct RunAccepted {
 }
 
 impl RunAccepted {
-    fn of(conversation_id: ConversationId, run: &RunHandle) -> RunAccepted {
+    pub(crate) fn of(conversation_id: ConversationId, run: &RunHandle) -> RunAccepted {
         RunAccepted {
             conversation_id,
             run_id: run.run_id().0,

@@ -78,6 +78,9 @@ pub struct SettingsFile {
     /// The app starts with its window hidden in the tray, where there is one (default off; stored only as `true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_minimized: Option<bool>,
+    /// The global shortcut that opens the quick-ask window (default Ctrl+Alt+Space).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quick_ask_shortcut: Option<String>,
     /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask_before_built_in_tools: Option<bool>,

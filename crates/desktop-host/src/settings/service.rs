@@ -106,6 +106,9 @@ pub struct SettingsInput {
     /// The app starts with its window hidden in the tray, where there is one (absent: off).
     #[serde(default)]
     pub start_minimized: bool,
+    /// The global shortcut that opens the quick-ask window, as `Ctrl+Alt+Space` (absent or blank: that default).
+    #[serde(default)]
+    pub quick_ask_shortcut: String,
 }
 
 fn notifications_default() -> bool {
@@ -560,6 +563,7 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
         notifications: file.notifications.unwrap_or(true),
         close_to_tray: file.close_to_tray.unwrap_or(false),
         start_minimized: file.start_minimized.unwrap_or(false),
+        quick_ask_shortcut: file.quick_ask_shortcut.clone().unwrap_or_default(),
     }
 }
 
@@ -628,5 +632,6 @@ fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), Set
     file.notifications = (!input.notifications).then_some(false);
     file.close_to_tray = input.close_to_tray.then_some(true);
     file.start_minimized = input.start_minimized.then_some(true);
+    file.quick_ask_shortcut = non_blank(&input.quick_ask_shortcut);
     Ok(())
 }

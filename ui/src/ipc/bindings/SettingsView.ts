@@ -38,4 +38,8 @@ closeToTray: boolean,
 /**
  * The app starts with its window hidden in the tray, where there is one (absent: off).
  */
-startMinimized: boolean, };
+startMinimized: boolean, 
+/**
+ * The global shortcut that opens the quick-ask window, as `Ctrl+Alt+Space` (absent or blank: that default).
+ */
+quickAskShortcut: string, };

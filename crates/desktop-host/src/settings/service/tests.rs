@@ -78,6 +78,7 @@ fn openai_input() -> SettingsInput {
         notifications: true,
         close_to_tray: false,
         start_minimized: false,
+        quick_ask_shortcut: String::new(),
     }
 }
 
@@ -520,4 +521,27 @@ fn close_to_tray_and_start_minimized_are_off_by_default_and_stored_only_when_on(
     assert!(view.settings.start_minimized);
     assert_eq!(stored()["closeToTray"], true);
     assert_eq!(stored()["startMinimized"], true);
+}
+
+#[test]
+fn the_quick_ask_shortcut_is_stored_trimmed_and_a_blank_one_means_the_default() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    let stored = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("settings.json")).unwrap())
+            .unwrap()
+    };
+
+    let view = service
+        .save(&SettingsInput {
+            quick_ask_shortcut: " Ctrl+Shift+K ".to_owned(),
+            ..openai_input()
+        })
+        .unwrap();
+    assert_eq!(view.settings.quick_ask_shortcut, "Ctrl+Shift+K");
+    assert_eq!(stored()["quickAskShortcut"], "Ctrl+Shift+K");
+
+    let view = service.save(&openai_input()).unwrap();
+    assert_eq!(view.settings.quick_ask_shortcut, "");
+    assert_eq!(stored().get("quickAskShortcut"), None);
 }
