@@ -357,6 +357,17 @@ const en = {
   closeToTray: "Closing the window keeps Pi Desktop in the tray (answers go on; Quit is in the tray's menu)",
   startMinimized: "Start with the window hidden in the tray",
   autostart: "Start Pi Desktop when I log in",
+  quickAskShortcut: "Quick ask shortcut",
+  quickAskShortcutStatus: (shortcut: string, registered: boolean, problem: string | undefined) =>
+    registered ? `${shortcut} opens the quick-ask window from anywhere.` : `${shortcut} does not work: ${problem ?? "unknown"}`,
+  quickAsk: {
+    title: "Quick ask",
+    placeholder: "Ask Pi… (Enter asks, Shift+Enter for a new line, Esc hides)",
+    waiting: "Waiting for the answer…",
+    failed: (error: string) => `The answer failed: ${error}`,
+    hint: "Answers go to a new conversation.",
+    openInMainWindow: "Open in the main window",
+  },
   shortcuts: {
     title: "Keyboard shortcuts",
     open: "Keyboard shortcuts (Ctrl+/)",
@@ -721,6 +732,17 @@ const zh: Strings = {
   closeToTray: "关闭窗口时让 Pi Desktop 留在托盘中（回答继续进行；退出在托盘菜单中）",
   startMinimized: "启动时把窗口隐藏在托盘中",
   autostart: "登录时启动 Pi Desktop",
+  quickAskShortcut: "快速提问快捷键",
+  quickAskShortcutStatus: (shortcut: string, registered: boolean, problem: string | undefined) =>
+    registered ? `在任何地方按 ${shortcut} 打开快速提问窗口。` : `${shortcut} 无法使用：${problem ?? "未知原因"}`,
+  quickAsk: {
+    title: "快速提问",
+    placeholder: "问问 Pi…（Enter 提问，Shift+Enter 换行，Esc 隐藏）",
+    waiting: "正在等待回答…",
+    failed: (error: string) => `回答失败：${error}`,
+    hint: "回答会放在一个新对话中。",
+    openInMainWindow: "在主窗口中打开",
+  },
   shortcuts: {
     title: "键盘快捷键",
     open: "键盘快捷键（Ctrl+/）",

@@ -68,6 +68,7 @@ let settings = {
   notifications: true,
   closeToTray: false,
   startMinimized: false,
+  quickAskShortcut: "",
   apiKeySet: false,
   keysStored: [] as string[],
   keyStorage: "keychain",
@@ -166,6 +167,8 @@ mockIPC((cmd, payload) => {
     case "abort":
     case "resolve_approval":
       return null;
+    case "quick_ask_shortcut_status":
+      return { shortcut: "Ctrl+Alt+Space", registered: true };
     case "autostart_enabled":
       return false;
     case "set_autostart":

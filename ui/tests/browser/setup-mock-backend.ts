@@ -37,6 +37,7 @@ let settings: Record<string, unknown> = {
   notifications: true,
   closeToTray: false,
   startMinimized: false,
+  quickAskShortcut: "",
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

@@ -26,6 +26,8 @@ const ipc = vi.hoisted(() => ({
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
+const quickAskIpc = vi.hoisted(() => ({ quickAskShortcutStatus: vi.fn() }));
+vi.mock("../../ipc/quick-ask", () => quickAskIpc);
 
 import { SettingsPanel } from "./SettingsPanel";
 
@@ -46,6 +48,7 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     notifications: true,
     closeToTray: false,
     startMinimized: false,
+    quickAskShortcut: "",
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,
@@ -79,6 +82,7 @@ async function renderPanel(view: SettingsView) {
   ipc.conversationGrants.mockResolvedValue([]);
   ipc.queueSettings.mockResolvedValue({ steeringMode: "one_at_a_time", followUpMode: "one_at_a_time" });
   ipc.autostartEnabled.mockResolvedValue(false);
+  quickAskIpc.quickAskShortcutStatus.mockResolvedValue({ shortcut: "Ctrl+Alt+Space", registered: true });
   await act(async () => {
     root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
   });
@@ -221,5 +225,37 @@ describe("settings panel autostart", () => {
     expect(ipc.setAutostart).toHaveBeenLastCalledWith(false);
     expect(byTestId("settings-autostart-error")?.textContent).toContain("~/.config/autostart is read-only");
     expect(autostart.checked).toBe(true);
+  });
+});
+
+describe("settings panel quick-ask shortcut", () => {
+  it("saves the shortcut typed and says when another program holds it", async () => {
+    const view = settingsView("keychain", true);
+    await renderPanel(view);
+    expect(byTestId("settings-quick-ask-status")?.textContent).toBe(
+      "Ctrl+Alt+Space opens the quick-ask window from anywhere.",
+    );
+
+    quickAskIpc.quickAskShortcutStatus.mockResolvedValue({
+      shortcut: "Ctrl+Shift+K",
+      registered: false,
+      problem: "Ctrl+Shift+K cannot be used (another program may hold it): already registered",
+    });
+    ipc.saveSettings.mockResolvedValue({ ...view, quickAskShortcut: "Ctrl+Shift+K" });
+    const input = byTestId("settings-quick-ask-shortcut") as HTMLInputElement;
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(input, "Ctrl+Shift+K");
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    const form = byTestId("settings-save")?.closest("form");
+    await act(async () => form?.requestSubmit());
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ quickAskShortcut: "Ctrl+Shift+K" }));
+    const status = byTestId("settings-quick-ask-status");
+    expect(status?.getAttribute("role")).toBe("alert");
+    expect(status?.textContent).toContain("another program may hold it");
   });
 });

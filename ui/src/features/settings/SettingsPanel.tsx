@@ -29,6 +29,7 @@ import { CloseIcon } from "../chat/icons";
 import { ConnectionReportLine } from "../setup/ConnectionReportLine";
 import { AboutSection } from "./AboutSection";
 import { AutostartToggle } from "./AutostartToggle";
+import { QuickAskShortcutLine } from "./QuickAskShortcutLine";
 import { ApprovalSection } from "./ApprovalSection";
 import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
@@ -364,6 +365,17 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
               {strings.startMinimized}
             </label>
             <AutostartToggle />
+            <label className="field">
+              <span>{strings.quickAskShortcut}</span>
+              <input
+                data-testid="settings-quick-ask-shortcut"
+                value={form.quickAskShortcut}
+                placeholder="Ctrl+Alt+Space"
+                spellCheck={false}
+                onChange={(event) => update({ quickAskShortcut: event.target.value })}
+              />
+            </label>
+            <QuickAskShortcutLine saved={view} />
             <div className="settings-actions">
               <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
               <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>

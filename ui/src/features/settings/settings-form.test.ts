@@ -17,6 +17,7 @@ const view: SettingsView = {
   notifications: false,
   closeToTray: true,
   startMinimized: true,
+  quickAskShortcut: "Ctrl+Shift+K",
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -47,6 +48,7 @@ describe("settings form", () => {
       notifications: false,
       closeToTray: true,
       startMinimized: true,
+      quickAskShortcut: "Ctrl+Shift+K",
     });
   });
 
@@ -64,6 +66,7 @@ describe("settings form", () => {
       notifications: false,
       closeToTray: true,
       startMinimized: true,
+      quickAskShortcut: "Ctrl+Shift+K",
     });
   });
 });

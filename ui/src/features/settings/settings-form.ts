@@ -16,6 +16,7 @@ export function settingsInput(view: SettingsView): SettingsInput {
     notifications: view.notifications,
     closeToTray: view.closeToTray,
     startMinimized: view.startMinimized,
+    quickAskShortcut: view.quickAskShortcut,
   };
 }
 

@@ -42,6 +42,7 @@ const nothingConfigured: SettingsView = {
   notifications: true,
   closeToTray: false,
   startMinimized: false,
+  quickAskShortcut: "",
   apiKeySet: false,
   keysStored: [],
   keyStorage: "keychain",

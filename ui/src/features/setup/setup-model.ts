@@ -54,6 +54,7 @@ export function settingsToSave(view: SettingsView, form: SetupForm): SettingsInp
     notifications: view.notifications,
     closeToTray: view.closeToTray,
     startMinimized: view.startMinimized,
+    quickAskShortcut: view.quickAskShortcut,
   };
 }
 
