@@ -192,6 +192,7 @@ pub(crate) fn quick_ask_shortcut_status(
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
+    use tauri::Manager as _;
 
     use super::*;
 

@@ -101,7 +101,7 @@ fn build<R: Runtime>(app: &AppHandle<R>, language: Language) -> tauri::Result<()
             }
         });
     if let Some(icon) = app.default_window_icon() {
-        tray = tray.icon(icon.clone());
+        tray = tray.icon(icon.clone().to_owned());
     }
     tray.build(app)?;
     tracing::info!("tray icon added");
