@@ -75,6 +75,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .plugin(navigation_guard::plugin())
         .manage(commands::export::ExportedFiles::default())
         .manage(quick_ask::QuickAskShortcut::default())
+        .manage(quick_ask::QuickAskConversation::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
             commands::app::open_log_folder,

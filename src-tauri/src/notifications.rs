@@ -131,18 +131,26 @@ fn text_to_show<R: Runtime>(app: &AppHandle<R>, alert: &RunAlert) -> Option<Aler
     if !file.notifications.unwrap_or(true) {
         return None;
     }
-    let window = app.get_webview_window(crate::MAIN_WINDOW);
+    // Out of sight means in neither window: the main one, nor the quick-ask one showing its own question.
     let active = conversations.active_id();
-    let on_screen = OnScreen {
-        active: active.as_ref(),
-        window_visible: window.as_ref().is_some_and(|window| {
-            window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false)
-        }),
-        window_focused: window
-            .as_ref()
-            .is_some_and(|window| window.is_focused().unwrap_or(false)),
+    let quick_asked = app
+        .try_state::<crate::quick_ask::QuickAskConversation>()
+        .and_then(|asked| asked.get());
+    let seen_in = |label: &str, shown: Option<&ConversationId>| {
+        let window = app.get_webview_window(label);
+        !alert.wanted(OnScreen {
+            active: shown,
+            window_visible: window.as_ref().is_some_and(|window| {
+                window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false)
+            }),
+            window_focused: window
+                .as_ref()
+                .is_some_and(|window| window.is_focused().unwrap_or(false)),
+        })
     };
-    if !alert.wanted(on_screen) {
+    if seen_in(crate::MAIN_WINDOW, active.as_ref())
+        || seen_in(crate::quick_ask::QUICK_ASK_WINDOW, quick_asked.as_ref())
+    {
         return None;
     }
     let title = conversations

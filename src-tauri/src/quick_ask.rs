@@ -55,6 +55,25 @@ impl Default for QuickAskShortcut {
     }
 }
 
+/// The conversation of the quick-ask window's last question (managed state): the notifications treat it as on
+/// screen while that window is in front.
+#[derive(Debug, Default)]
+pub(crate) struct QuickAskConversation(Mutex<Option<ConversationId>>);
+
+impl QuickAskConversation {
+    /// The conversation of the last question, if one was asked.
+    pub(crate) fn get(&self) -> Option<ConversationId> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, conversation_id: ConversationId) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(conversation_id);
+    }
+}
+
 /// The global-shortcut plugin: a press of the registered shortcut opens (or brings back) the quick-ask window.
 pub(crate) fn plugin<R: Runtime>() -> TauriPlugin<R> {
     tauri_plugin_global_shortcut::Builder::new()
@@ -152,6 +171,7 @@ fn hide_window<R: Runtime>(app: &AppHandle<R>) {
 #[tauri::command]
 pub(crate) async fn quick_ask(
     conversations: State<'_, Conversations>,
+    asked: State<'_, QuickAskConversation>,
     text: String,
 ) -> Result<RunAccepted, CommandError> {
     if text.trim().is_empty() {
@@ -161,6 +181,7 @@ pub(crate) async fn quick_ask(
         .ask_in_background(SessionPrompt::from(text))
         .await
         .map_err(to_command_error)?;
+    asked.set(conversation.id.clone());
     Ok(RunAccepted::of(conversation.id, &run))
 }
 
