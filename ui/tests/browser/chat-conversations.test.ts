@@ -189,12 +189,13 @@ describe("chat with the conversation sidebar", () => {
 
   it("a clicked notification opens its conversation (not the one shown), and the tray starts a new one", async () => {
     await page.waitForFunction(() => window.__chatMock.calls.some((call) => call.cmd === "plugin:event|listen"));
-    await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "a" }));
     await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "b" }));
     await page.locator('[data-testid="message-assistant"][data-state="interrupted"]').waitFor();
     await expect(page.getByTestId("message-user").allTextContents()).resolves.toEqual([
       "Which PDFs are in my Downloads?",
     ]);
+    // A second click on a notification of the conversation shown now opens nothing again.
+    await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "b" }));
     const opened = await page.evaluate(() =>
       window.__chatMock.calls.filter((call) => call.cmd === "open_conversation").map((call) => call.args["conversationId"]),
     );
