@@ -189,19 +189,21 @@ export function useChat(): [WindowState, ChatIntents] {
   const startNew = useRef(startNewConversation);
   startNew.current = startNewConversation;
   useEffect(() => {
-    const openRequested = onOpenConversationRequested((target) => {
-      if (target === shownId.current) return;
-      openConversation(target).then(
-        (appState) => show(appState, "switch"),
-        (error: unknown) =>
-          dispatch({ type: "chat", conversationId: shownId.current, action: commandFailed("open_conversation", error) }),
-      );
-    });
-    const newRequested = onNewConversationRequested(() => startNew.current());
+    // A window that cannot listen gets no clicks and no tray requests; nothing else changes.
+    const notListening = () => null;
+    const listening = [
+      onOpenConversationRequested((target) => {
+        if (target === shownId.current) return;
+        openConversation(target).then(
+          (appState) => show(appState, "switch"),
+          (error: unknown) =>
+            dispatch({ type: "chat", conversationId: shownId.current, action: commandFailed("open_conversation", error) }),
+        );
+      }).catch(notListening),
+      onNewConversationRequested(() => startNew.current()).catch(notListening),
+    ];
     return () => {
-      for (const listening of [openRequested, newRequested]) {
-        listening.then((unlisten) => unlisten(), () => undefined);
-      }
+      for (const listener of listening) void listener.then((unlisten) => unlisten?.());
     };
   }, [show]);
 
