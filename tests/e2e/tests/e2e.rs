@@ -49,9 +49,6 @@ mod notifications;
 // Settings → Tools & servers against the real reference server: add, turn a tool off, remove, quit.
 mod mcp_settings;
 
-// The quick-ask window: opened by the global shortcut (xdotool), answered, continued in the main window.
-mod quick_ask;
-
 // Steering and follow-ups from the composer: delivered where the loop injects them, cancelled, kept after Stop.
 mod steering;
 
