@@ -7,6 +7,13 @@ fn main() {
     // window can call nothing that `capabilities/` does not name.
     let app_manifest = tauri_build::AppManifest::new().commands(&[
         "app_info",
+        "open_log_folder",
+        "autostart_enabled",
+        "set_autostart",
+        "quick_ask",
+        "open_in_main_window",
+        "hide_quick_ask",
+        "quick_ask_shortcut_status",
         "fetch_image",
         "subscribe",
         "get_state",
@@ -35,6 +42,8 @@ fn main() {
         "delete_conversation",
         "restore_conversation",
         "export_conversation",
+        "choose_export_path",
+        "reveal_exported_file",
         "inspect_conversation",
         "run_events",
         "run_replay",

@@ -87,7 +87,7 @@ layer_5_package() {
   check "root for dpkg (root, or sudo)" check_can_be_root
   check "$DEB_PACKAGE is not installed yet" check_not_installed
   check "build the .deb (tauri build --bundles deb: UI, release binary, package)" build_deb
-  check "control file: name, version from Cargo.toml, architecture, Depends on WebKitGTK 4.1 and GTK 3" \
+  check "control file: name, version from Cargo.toml, architecture, Depends on WebKitGTK 4.1, GTK 3 and ayatana-appindicator" \
     check_deb_control
   check "files: binary, desktop entry, hicolor icons" check_deb_files
   check "its dependencies are installed Debian packages" check_depends_installed

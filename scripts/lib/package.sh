@@ -10,7 +10,8 @@ INSTALLED_DESKTOP_ENTRY="/usr/share/applications/Pi Desktop.desktop"
 # only: Tauri files a `128x128@2x.png` under `256x256@2`, where the theme expects 512 px images.
 ICON_FOLDERS=(32x32 64x64 128x128 256x256 512x512)
 # Runtime libraries the package must depend on: the app links against them.
-REQUIRED_DEPENDS=(libwebkit2gtk-4.1-0 libgtk-3-0)
+# The tray icon loads libayatana-appindicator3 at run time (src-tauri/src/tray.rs).
+REQUIRED_DEPENDS=(libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1)
 
 fail() {
   printf '    FAIL: %s\n' "$*" >&2

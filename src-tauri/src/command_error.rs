@@ -68,8 +68,10 @@ pub enum ErrorCode {
     DatabaseTooNew,
     /// Reading or writing the conversations failed.
     StorageFailed,
-    /// The export could not be written into Downloads.
+    /// The export could not be written.
     ExportFailed,
+    /// A folder (the log folder, an export's) could not be shown in the file manager.
+    FolderNotOpened,
     /// Work behind a command stopped unexpectedly.
     WorkStopped,
     /// The run's log is no longer kept.
@@ -162,7 +164,7 @@ impl ErrorCode {
             | AttachmentUnreadable
             | AttachmentNoText => ErrorKind::Invalid,
             ImageUnreachable => ErrorKind::Provider,
-            AgentFailed | NoConfigFolder | WorkStopped => ErrorKind::Internal,
+            AgentFailed | NoConfigFolder | WorkStopped | FolderNotOpened => ErrorKind::Internal,
         }
     }
 }

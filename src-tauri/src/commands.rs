@@ -1,12 +1,15 @@
 //! IPC commands, one file per resource (the app, the active conversation, runs, the sidebar, settings, the
 //! approval grants, the loop inspector, the connection and the models, the window's stream, the images of
-//! answers, the versions and branches of messages, the files attached to a message). Each is a thin
+//! answers, the versions and branches of messages, the files attached to a message, exports through the
+//! system's dialogs, starting with the session). Each is a thin
 //! wrapper; `lib.rs` registers them all.
 
 pub(crate) mod active_conversation;
 pub(crate) mod app;
 pub(crate) mod approval_grants;
 pub(crate) mod attachments;
+pub(crate) mod autostart;
+pub(crate) mod export;
 pub(crate) mod images;
 pub(crate) mod inspector;
 pub(crate) mod mcp;

@@ -609,6 +609,64 @@ fn list_conversations_after_a_prompt_lists_that_conversation_as_active() {
 }
 
 #[test]
+fn an_export_goes_where_the_user_chose_and_only_files_exported_so_can_be_shown_in_their_folder() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    let accepted = prompt(&test_app.app, "export me").unwrap();
+    captured.wait_for_idle(&accepted);
+    let chosen = test_app._home.path().join("chosen.md");
+    std::fs::write(&chosen, "replaced by the export").unwrap();
+
+    let exported = call(
+        &main_window,
+        "export_conversation",
+        json!({
+            "conversationId": accepted["conversationId"],
+            "format": "markdown",
+            "language": "en",
+            "path": chosen,
+        }),
+    )
+    .unwrap();
+
+    assert_eq!(exported, json!({"fileName": "chosen.md", "path": chosen}));
+    let markdown = std::fs::read_to_string(&chosen).unwrap();
+    assert!(markdown.contains("export me"), "{markdown}");
+    assert_eq!(
+        call(
+            &main_window,
+            "reveal_exported_file",
+            json!({"path": "/etc/passwd"})
+        ),
+        Err(json!({
+            "kind": "invalid",
+            "code": "invalid_input",
+            "detail": "/etc/passwd is not a file this app exported"
+        }))
+    );
+}
+
+#[test]
+fn the_window_may_call_neither_the_dialog_plugin_nor_the_openers_reveal_itself() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+
+    for (cmd, args) in [
+        ("plugin:dialog|save", json!({"options": {}})),
+        ("plugin:dialog|open", json!({"options": {}})),
+        (
+            "plugin:opener|reveal_item_in_dir",
+            json!({"paths": ["/etc"]}),
+        ),
+        ("plugin:opener|open_path", json!({"path": "/etc"})),
+    ] {
+        let error = call(&main_window, cmd, args).unwrap_err();
+        assert!(error.to_string().contains("not allowed"), "{cmd}: {error}");
+    }
+}
+
+#[test]
 fn a_window_the_capabilities_do_not_name_cannot_list_conversations() {
     let test_app = scripted_app();
     let other_window = WebviewWindowBuilder::new(&test_app.app, "other", WebviewUrl::default())

@@ -17,12 +17,15 @@ mod host;
 mod ipc_surface_tests;
 mod logging;
 mod navigation_guard;
+mod notifications;
+mod quick_ask;
 pub mod safe_rendering;
 mod single_instance;
 #[cfg(unix)]
 mod termination;
 #[cfg(test)]
 mod test_window;
+mod tray;
 mod window_geometry;
 mod window_state;
 mod window_state_file;
@@ -57,15 +60,31 @@ pub enum RunError {
 
 /// Adds the app's IPC surface to `builder`, for any runtime: every command (the list below is the whole surface;
 /// `capabilities/default.json` grants exactly these), the opener plugin (links open in the system browser; the
-/// capability allows http, https and mailto URLs only) and the guard that keeps the webview on the app's page.
+/// capability allows http, https and mailto URLs only), the dialog and autostart plugins (used from Rust only:
+/// the window is granted none of their commands) and the guard that keeps the webview on the app's page.
 /// The commands need the conversations service as managed state (and the settings service): [`run`] opens it
 /// in `setup` over the app's data folder; tests manage one over a temporary folder.
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_autostart::init(
+            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
+            None,
+        ))
         .plugin(navigation_guard::plugin())
+        .manage(commands::export::ExportedFiles::default())
+        .manage(quick_ask::QuickAskShortcut::default())
+        .manage(quick_ask::QuickAskConversation::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
+            commands::app::open_log_folder,
+            commands::autostart::autostart_enabled,
+            commands::autostart::set_autostart,
+            quick_ask::quick_ask,
+            quick_ask::open_in_main_window,
+            quick_ask::hide_quick_ask,
+            quick_ask::quick_ask_shortcut_status,
             commands::images::fetch_image,
             commands::stream::subscribe,
             commands::active_conversation::get_state,
@@ -94,6 +113,8 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::sidebar::delete_conversation,
             commands::sidebar::restore_conversation,
             commands::sidebar::export_conversation,
+            commands::export::choose_export_path,
+            commands::export::reveal_exported_file,
             commands::inspector::inspect_conversation,
             commands::inspector::run_events,
             commands::inspector::run_replay,
@@ -140,13 +161,25 @@ pub fn run() -> Result<(), RunError> {
         // Plugins start in this order, all before `setup`: logging first so the others can log.
         .plugin(logging::plugin())
         .plugin(single_instance::plugin())
+        .plugin(quick_ask::plugin())
         .setup(|app| {
+            let settings = SettingsService::from_platform();
+            let stored = settings.load().unwrap_or_default();
+            let language = stored.language.unwrap_or_else(|| {
+                desktop_host::language::Language::from_locale_env(&std::env::vars().collect())
+            });
+            let tray_shown = tray::install(app.handle(), language);
+            quick_ask::apply_shortcut(app.handle(), stored.quick_ask_shortcut.as_deref());
+            // Started minimized, the window stays hidden until the tray shows it; without a tray it is shown.
+            let show_window = !(tray_shown && stored.start_minimized.unwrap_or(false));
             let window_state = WindowStateKeeper::new(
                 desktop_host::settings::default_config_dir()
                     .map(|dir| dir.join(window_state_file::WINDOW_STATE_FILE_NAME)),
             );
             match app.get_webview_window(MAIN_WINDOW) {
-                Some(window) => window_state.restore(&window, main_window_min_size(app.config())),
+                Some(window) => {
+                    window_state.restore(&window, main_window_min_size(app.config()), show_window)
+                }
                 None => tracing::warn!("no main window to restore"),
             }
             app.manage(window_state);
@@ -157,7 +190,6 @@ pub fn run() -> Result<(), RunError> {
             let export_dir = DesktopPaths::detect()
                 .map(|paths| paths.downloads().to_path_buf())
                 .unwrap_or_else(|| data_dir.clone());
-            let settings = SettingsService::from_platform();
             // The servers of mcp.json start in the background; a run gets the tools of those ready by then.
             let mcp = std::sync::Arc::new(McpServers::load(
                 settings.config_dir(),
@@ -173,6 +205,7 @@ pub fn run() -> Result<(), RunError> {
             app.manage(mcp);
             app.manage(commands::mcp::McpWatchers::default());
             app.manage(desktop_host::mcp::import::ImportFolders::from_platform());
+            notifications::watch(app.handle(), &conversations);
             app.manage(conversations);
             app.manage(desktop_host::model_list::ModelLists::new(
                 settings.config_dir(),
@@ -185,6 +218,24 @@ pub fn run() -> Result<(), RunError> {
                 "pi desktop started"
             );
             Ok(())
+        })
+        .on_window_event(|window, event| {
+            if window.label() != MAIN_WINDOW {
+                return;
+            }
+            match event {
+                tauri::WindowEvent::CloseRequested { api, .. }
+                    if tray::hides_on_close(window.app_handle()) =>
+                {
+                    api.prevent_close();
+                    if let Err(error) = window.hide() {
+                        tracing::warn!(%error, "cannot hide the main window to the tray");
+                    }
+                }
+                // The quick-ask window alone does not keep the app running.
+                tauri::WindowEvent::Destroyed => window.app_handle().exit(0),
+                _ => {}
+            }
         })
         .build(tauri::generate_context!())?;
     app.run(|app, event| {

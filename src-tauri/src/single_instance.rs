@@ -20,9 +20,9 @@ pub(crate) fn plugin<R: Runtime>() -> TauriPlugin<R> {
 }
 
 /// Un-minimizes, shows and focuses the main window. Each step is tried even when an earlier one failed.
-fn focus_main_window<R: Runtime>(app: &AppHandle<R>) {
+pub(crate) fn focus_main_window<R: Runtime>(app: &AppHandle<R>) {
     let Some(window) = app.get_webview_window(crate::MAIN_WINDOW) else {
-        tracing::warn!("another launch of the app, but the main window is gone");
+        tracing::warn!("the main window is gone; nothing to bring to the front");
         return;
     };
     for (step, result) in [

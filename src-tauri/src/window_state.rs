@@ -43,9 +43,15 @@ impl WindowStateKeeper {
         }
     }
 
-    /// Applies the saved geometry to `window`, shows it, and starts following it. The window's minimum size
-    /// is `min_logical` (logical pixels, from the window's configuration).
-    pub(crate) fn restore<R: Runtime>(&self, window: &WebviewWindow<R>, min_logical: (f64, f64)) {
+    /// Applies the saved geometry to `window`, shows it when `show` says so (not when the app starts minimized
+    /// to the tray), and starts following it. The window's minimum size is `min_logical` (logical pixels, from
+    /// the window's configuration).
+    pub(crate) fn restore<R: Runtime>(
+        &self,
+        window: &WebviewWindow<R>,
+        min_logical: (f64, f64),
+        show: bool,
+    ) {
         let saved = self.inner.path.as_deref().and_then(|path| {
             window_state_file::load(path).unwrap_or_else(|error| {
                 tracing::warn!(%error, "window state not restored");
@@ -59,7 +65,7 @@ impl WindowStateKeeper {
                 Err(error) => tracing::warn!(%error, "window state not fully restored"),
             }
         }
-        if let Err(error) = window.show() {
+        if show && let Err(error) = window.show() {
             tracing::warn!(%error, "cannot show the main window");
         }
         self.follow(window);

@@ -2,6 +2,8 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 
 import { App } from "./App";
+import { QuickAsk } from "./features/quick-ask/QuickAsk";
+import { isQuickAskWindow } from "./ipc/quick-ask";
 import "katex/dist/katex.min.css";
 import "./styles.css";
 
@@ -9,8 +11,5 @@ const root = document.getElementById("root");
 if (root === null) {
   throw new Error("index.html has no #root element");
 }
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+// One page for both windows: the quick-ask window's label picks its own screen.
+createRoot(root).render(<StrictMode>{isQuickAskWindow() ? <QuickAsk /> : <App />}</StrictMode>);

@@ -41,7 +41,7 @@ pub use live_stream::{LiveSnapshot, LiveStream, RunPhase, RunSnapshot, RunningTo
 pub use run_log::{LiveRunLog, RecordingSink, log_line};
 
 use crate::language::Language;
-use crate::session::{DesktopSession, SessionError, SessionOptions};
+use crate::session::{DesktopSession, RunHandle, SessionError, SessionOptions, SessionPrompt};
 use crate::settings::ResolvedSettings;
 use crate::store::{
     Clock, ConversationId, ConversationRecorder, ConversationSummary, DATABASE_FILE_NAME, DayGroup,
@@ -185,6 +185,14 @@ struct OpenSessions {
     sessions: HashMap<ConversationId, OpenConversation>,
 }
 
+/// Whether a started session becomes the active conversation.
+enum Placement {
+    /// It is the one the window shows.
+    Active,
+    /// It answers beside the active one (a quick question from another window).
+    Background,
+}
+
 /// What to start when no open session can be reused.
 enum Planned {
     /// A new, empty conversation.
@@ -268,7 +276,10 @@ impl Conversations {
             Some(latest) => self.planned_stored(&latest.id)?,
             None => Planned::New,
         };
-        self.start(planned, |open| open.active_conversation()).await
+        self.start(planned, Placement::Active, |open| {
+            open.active_conversation()
+        })
+        .await
     }
 
     /// The active conversation, if one is open; never starts a session.
@@ -301,7 +312,22 @@ impl Conversations {
         if let Some(active) = reusable(&self.lock_open()) {
             return Ok(active);
         }
-        self.start(Planned::New, |open| reusable(open)).await
+        self.start(Planned::New, Placement::Active, |open| reusable(open))
+            .await
+    }
+
+    /// Starts a new conversation beside the active one, which stays active, and sends `prompt` in it at once
+    /// (a question from the quick-ask window). Its session is kept while it runs, like any background
+    /// conversation's; [`Conversations::open_conversation`] makes it active.
+    pub async fn ask_in_background(
+        &self,
+        prompt: SessionPrompt,
+    ) -> Result<(OpenConversation, RunHandle), ConversationsError> {
+        let conversation = self
+            .start(Planned::New, Placement::Background, |_open| None)
+            .await?;
+        let run = conversation.session.start_prompt(prompt).await?;
+        Ok((conversation, run))
     }
 
     /// Makes `id` the active conversation: its running session if it has one, otherwise a new session over its
@@ -319,7 +345,8 @@ impl Conversations {
             return Ok(conversation);
         }
         let planned = self.planned_stored(id)?;
-        self.start(planned, |open| already_open(open)).await
+        self.start(planned, Placement::Active, |open| already_open(open))
+            .await
     }
 
     /// The sidebar's list: live conversations by day (the system's time zone), newest first.
@@ -429,6 +456,39 @@ impl Conversations {
             .map_err(|(path, source)| ConversationsError::WriteExport { path, source })
     }
 
+    /// The folder exports are offered into (the user's Downloads).
+    pub fn export_dir(&self) -> &std::path::Path {
+        &self.inner.export_dir
+    }
+
+    /// The file name an export of conversation `id` in `format` is offered under: `<title>.<md|jsonl>`.
+    pub fn export_file_name(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+    ) -> Result<String, ConversationsError> {
+        let conversation = self.inner.store.conversation(id)?;
+        Ok(export_file_name(conversation.title.as_deref(), format))
+    }
+
+    /// Writes a conversation to `path`, which the user chose in a save dialog (a file there is replaced: the
+    /// dialog asked). A document's headings are in `language`.
+    pub fn export_to_path(
+        &self,
+        id: &ConversationId,
+        format: ExportFormat,
+        language: Language,
+        path: &std::path::Path,
+    ) -> Result<ExportedFile, ConversationsError> {
+        let text = self.inner.store.export_conversation(id, format, language)?;
+        export_file::write_chosen_file(path, text.as_bytes()).map_err(|source| {
+            ConversationsError::WriteExport {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
+    }
+
     /// New settings for every open session (a run keeps the settings it started with), each on its
     /// conversation's own model while the provider stays (see `conversation_model`). Sessions started later get
     /// theirs from the factory.
@@ -474,6 +534,7 @@ impl Conversations {
     async fn start(
         &self,
         planned: Planned,
+        placement: Placement,
         already: impl FnOnce(&mut OpenSessions) -> Option<OpenConversation>,
     ) -> Result<OpenConversation, ConversationsError> {
         let mut options =
@@ -519,7 +580,10 @@ impl Conversations {
                 session,
             };
             open.sessions.insert(id.clone(), conversation.clone());
-            open.activate(id);
+            match placement {
+                Placement::Active => open.activate(id),
+                Placement::Background => {}
+            }
             conversation
         };
         let notices = std::mem::take(

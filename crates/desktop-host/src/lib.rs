@@ -21,6 +21,8 @@
 //! - [`connection`] sets every provider request up from the connection settings (timeouts, retries, proxy);
 //!   [`model_list`] fetches, caches and describes the provider's models; [`connection_test`] is "Test
 //!   connection".
+//! - [`run_alerts`] reads off the envelope stream when a run's end or an approval question deserves a system
+//!   notification, and writes its texts.
 //! - [`remote_image`] fetches a web image of an answer when the user asks to see it (checked type and size).
 //! - [`attachment`] reads a file the user attached (the `read_document` reader, from its bytes) and defines the
 //!   text block that carries it inside the user message.
@@ -103,6 +105,7 @@ pub mod mcp;
 pub mod model_list;
 pub mod model_registry;
 pub mod remote_image;
+pub mod run_alerts;
 pub mod scripted_model;
 pub mod secrets;
 pub mod session;

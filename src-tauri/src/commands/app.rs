@@ -2,6 +2,9 @@
 
 use serde::Serialize;
 use tauri::{AppHandle, Manager as _, Runtime};
+use tauri_plugin_opener::OpenerExt as _;
+
+use crate::command_error::{CommandError, ErrorCode};
 
 /// What the UI shows about the running app (the About section, bug reports).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -35,4 +38,21 @@ pub(crate) fn app_info<R: Runtime>(app: AppHandle<R>) -> AppInfo {
         os: std::env::consts::OS.to_owned(),
         arch: std::env::consts::ARCH.to_owned(),
     }
+}
+
+/// Opens the folder of the log files in the file manager (the About section's "Open log folder").
+#[tauri::command]
+pub(crate) fn open_log_folder<R: Runtime>(app: AppHandle<R>) -> Result<(), CommandError> {
+    let log_dir = app
+        .path()
+        .app_log_dir()
+        .map_err(|error| CommandError::new(ErrorCode::FolderNotOpened, error.to_string()))?;
+    app.opener()
+        .open_path(log_dir.display().to_string(), None::<&str>)
+        .map_err(|error| {
+            CommandError::new(
+                ErrorCode::FolderNotOpened,
+                format!("{}: {error}", log_dir.display()),
+            )
+        })
 }

@@ -3,7 +3,7 @@
 
 use desktop_host::conversations::Conversations;
 use desktop_host::settings::{SettingsInput, SettingsService, SettingsView};
-use tauri::State;
+use tauri::{AppHandle, Runtime, State};
 
 use crate::command_error::{CommandError, to_command_error};
 
@@ -16,21 +16,25 @@ pub(crate) async fn get_settings(
     off_the_workers(move || service.view()).await
 }
 
-/// Saves the settings; open conversations take them for their next run when they resolve.
+/// Saves the settings; open conversations take them for their next run when they resolve, and the quick-ask
+/// shortcut is registered anew.
 #[tauri::command]
-pub(crate) async fn save_settings(
+pub(crate) async fn save_settings<R: Runtime>(
+    app: AppHandle<R>,
     service: State<'_, SettingsService>,
     conversations: State<'_, Conversations>,
     settings: SettingsInput,
 ) -> Result<SettingsView, CommandError> {
     let service = service.inner().clone();
     let conversations = conversations.inner().clone();
-    off_the_workers(move || -> Result<SettingsView, CommandError> {
+    let view = off_the_workers(move || -> Result<SettingsView, CommandError> {
         let view = service.save(&settings)?;
         apply_to_open_conversations(&service, &conversations)?;
         Ok(view)
     })
-    .await
+    .await?;
+    crate::quick_ask::apply_shortcut(&app, Some(&view.settings.quick_ask_shortcut));
+    Ok(view)
 }
 
 /// Stores the key for the provider of `preset`, the one the form shows (blank: the saved preset's), in the

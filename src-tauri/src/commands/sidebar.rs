@@ -5,6 +5,8 @@
 //! Switching never stops a run: a conversation that streams keeps running (and saving) in the background, and
 //! its envelopes keep going to the window, tagged with its id.
 
+use std::path::Path;
+
 use desktop_host::conversations::{
     ConversationList, Conversations, DeletedConversation, ExportedFile,
 };
@@ -13,6 +15,7 @@ use desktop_host::store::{ConversationId, ConversationSummary, ExportFormat, Sea
 use tauri::State;
 
 use crate::command_error::{CommandError, to_command_error};
+use crate::commands::export::ExportedFiles;
 use crate::host::AppState;
 
 /// How many search hits the sidebar shows at most.
@@ -95,24 +98,30 @@ pub(crate) async fn restore_conversation(
         .map_err(to_command_error)
 }
 
-/// Writes the conversation into the user's Downloads folder (`<title>.md` or `<title>.jsonl`, never replacing a
-/// file) and returns the file's name and path. A Markdown document's headings are in `language`, the window's
-/// (English when it is not given).
+/// Writes the conversation to `path` when given (what the user chose in `choose_export_path`'s dialog; a file
+/// there is replaced), otherwise into the user's Downloads folder (`<title>.md` or `<title>.jsonl`, never
+/// replacing a file), and returns the file's name and path. A Markdown document's headings are in `language`,
+/// the window's (English when it is not given).
 #[tauri::command]
 pub(crate) async fn export_conversation(
     conversations: State<'_, Conversations>,
+    exported: State<'_, ExportedFiles>,
     conversation_id: String,
     format: ExportFormat,
     language: Option<Language>,
+    path: Option<String>,
 ) -> Result<ExportedFile, CommandError> {
     let conversations = conversations.inner().clone();
     let id = ConversationId::from(conversation_id);
     let language = language.unwrap_or_default();
     // A long conversation is a lot of text to build and write: keep it off the async workers.
-    tauri::async_runtime::spawn_blocking(move || {
-        conversations.export_to_downloads(&id, format, language)
+    let file = tauri::async_runtime::spawn_blocking(move || match path {
+        Some(path) => conversations.export_to_path(&id, format, language, Path::new(&path)),
+        None => conversations.export_to_downloads(&id, format, language),
     })
     .await
     .map_err(CommandError::work_stopped)?
-    .map_err(to_command_error)
+    .map_err(to_command_error)?;
+    exported.add(&file.path);
+    Ok(file)
 }

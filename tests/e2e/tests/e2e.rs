@@ -9,7 +9,8 @@
     reason = "test code: a failed step fails the test"
 )]
 
-// Shared pieces: the app pointed at a loopback model server, Stop, the long answer, the session bus.
+// Shared pieces: the app pointed at a loopback model server, Stop, the long answer, the session bus and a
+// notification server on it.
 mod support;
 
 // The app as an installed desktop app: remembered window geometry, a single instance.
@@ -23,6 +24,9 @@ mod chat;
 
 // A connection that never hangs or fails silently: the idle timeout, a retried 429, a refused key in Chinese.
 mod connection;
+
+// Exports through the save dialog (answered by the app's e2e build): written where chosen, the folder offered.
+mod dialogs;
 
 // A crash (SIGKILL) while an answer streams, and the restart on the same data.
 mod crash;
@@ -44,6 +48,9 @@ mod message_versions;
 
 // An MCP tool call against the real reference server: the approval card, Allow once, Deny, Stop.
 mod mcp_approval;
+
+// System notifications of a conversation out of sight, on a private session bus with a notification server.
+mod notifications;
 
 // Settings → Tools & servers against the real reference server: add, turn a tool off, remove, quit.
 mod mcp_settings;

@@ -41,6 +41,21 @@ export function fetchAppInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
 }
 
+/** Whether the app starts when the user logs in (the operating system's autostart entry). */
+export function autostartEnabled(): Promise<boolean> {
+  return invoke<boolean>("autostart_enabled");
+}
+
+/** Makes the app start when the user logs in, or not; resolves with whether it now does. */
+export function setAutostart(enabled: boolean): Promise<boolean> {
+  return invoke<boolean>("set_autostart", { enabled });
+}
+
+/** Opens the folder of the app's log files in the file manager. */
+export function openLogFolder(): Promise<null> {
+  return invoke<null>("open_log_folder");
+}
+
 export function getState(): Promise<AppState> {
   return invoke<AppState>("get_state");
 }

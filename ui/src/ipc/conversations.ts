@@ -64,7 +64,28 @@ export function restoreConversation(conversationId: string): Promise<null> {
   return invoke<null>("restore_conversation", { conversationId });
 }
 
-/** Writes the conversation into the user's Downloads folder, a document's headings in `language`; resolves with the file's name. */
-export function exportConversation(conversationId: string, format: ExportFormat, language: Language): Promise<ExportedFile> {
-  return invoke<ExportedFile>("export_conversation", { conversationId, format, language });
+/**
+ * Asks where to save the conversation (the system's save dialog, in Downloads on its file name, titled in
+ * `language`); resolves with the chosen path, or null when the user cancelled.
+ */
+export function chooseExportPath(conversationId: string, format: ExportFormat, language: Language): Promise<string | null> {
+  return invoke<string | null>("choose_export_path", { conversationId, format, language });
+}
+
+/**
+ * Writes the conversation to `path` (from chooseExportPath; a file there is replaced), or into the user's Downloads
+ * folder without one, a document's headings in `language`; resolves with the file's name and path.
+ */
+export function exportConversation(
+  conversationId: string,
+  format: ExportFormat,
+  language: Language,
+  path?: string,
+): Promise<ExportedFile> {
+  return invoke<ExportedFile>("export_conversation", { conversationId, format, language, path: path ?? null });
+}
+
+/** Shows a file exported in this run of the app selected in the file manager. */
+export function revealExportedFile(path: string): Promise<null> {
+  return invoke<null>("reveal_exported_file", { path });
 }

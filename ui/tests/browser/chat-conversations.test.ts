@@ -1,6 +1,6 @@
 // The chat with the conversation sidebar, in headless Chromium against the chat mock backend: switching
 // conversation while a run streams (the old run's envelopes never reach the shown transcript), an answer cut off
-// by a crash shown as interrupted, and the layout in light, dark and at the minimum window size.
+// by a crash shown as interrupted, a clicked system notification opening its conversation, and the layout in light, dark and at the minimum window size.
 // Screenshots go to artifacts/ at the repository root (gitignored).
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -185,5 +185,25 @@ describe("chat with the conversation sidebar", () => {
     await openConversation(0);
     await page.waitForFunction(() => document.querySelector('[data-testid="sidebar"]') === null);
     await expect(page.getByTestId("message-assistant").count()).resolves.toBe(0);
+  });
+
+  it("a clicked notification opens its conversation (not the one shown), and the tray starts a new one", async () => {
+    await page.waitForFunction(() => window.__chatMock.calls.some((call) => call.cmd === "plugin:event|listen"));
+    await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "b" }));
+    await page.locator('[data-testid="message-assistant"][data-state="interrupted"]').waitFor();
+    await expect(page.getByTestId("message-user").allTextContents()).resolves.toEqual([
+      "Which PDFs are in my Downloads?",
+    ]);
+    // A second click on a notification of the conversation shown now opens nothing again.
+    await page.evaluate(() => window.__chatMock.emit("open-conversation-requested", { conversationId: "b" }));
+    const opened = await page.evaluate(() =>
+      window.__chatMock.calls.filter((call) => call.cmd === "open_conversation").map((call) => call.args["conversationId"]),
+    );
+    expect(opened).toEqual(["b"]);
+
+    // The tray menu's New conversation starts one, as the window's own button does.
+    await page.evaluate(() => window.__chatMock.emit("new-conversation-requested", null));
+    await page.waitForFunction(() => window.__chatMock.calls.some((call) => call.cmd === "new_conversation"));
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="message-user"]').length === 0);
   });
 });

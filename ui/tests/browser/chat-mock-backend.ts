@@ -38,6 +38,8 @@ interface ChatMock {
   versionAnswers: unknown[];
   /** The session's model as `get_state` reports it (context window, image input, price known). */
   model: { provider: string; id: string; api: string; contextWindow: number; imageInput: boolean; priced: boolean };
+  /** Sends the window a backend event (as `emit_to` in src-tauri) to every listener of `event`. */
+  emit: (event: string, payload: unknown) => void;
 }
 
 declare global {
@@ -48,6 +50,8 @@ declare global {
 }
 
 let channel: ChannelLike | null = null;
+/** The window's event listeners (`listen` of @tauri-apps/api/event). */
+let listeners: { event: string; id: number; handler: number }[] = [];
 let nextIndex = 0;
 let lastRunId = 0;
 let runId: number | null = null;
@@ -69,6 +73,10 @@ let settings = {
   language: query.get("lang") ?? "auto",
   theme: query.get("theme") ?? "system",
   sendKey: query.get("sendKey") ?? "enter",
+  notifications: true,
+  closeToTray: false,
+  startMinimized: false,
+  quickAskShortcut: "",
   apiKeySet: false,
   keysStored: [] as string[],
   keyStorage: "keychain",
@@ -123,6 +131,11 @@ window.__chatMock = {
   mcpServers: { configFile: "/home/ada/.config/pi-desktop/mcp.json", servers: [], problems: [] },
   versionAnswers: [],
   model: { provider: "openai", id: "gpt-4.1-mini", api: "openai-responses", contextWindow: 1_047_576, imageInput: true, priced: true },
+  emit(event, payload) {
+    for (const listener of listeners.filter((candidate) => candidate.event === event)) {
+      window.__TAURI_INTERNALS__.runCallback(listener.handler, { event, id: listener.id, payload });
+    }
+  },
 };
 
 mockIPC((cmd, payload) => {
@@ -164,6 +177,20 @@ mockIPC((cmd, payload) => {
       return settingsView();
     case "abort":
     case "resolve_approval":
+      return null;
+    case "quick_ask_shortcut_status":
+      return { shortcut: "Ctrl+Alt+Space", registered: true };
+    case "autostart_enabled":
+      return false;
+    case "set_autostart":
+      return Boolean(args["enabled"]);
+    case "plugin:event|listen": {
+      const id = listeners.length + 1;
+      listeners.push({ event: String(args["event"]), id, handler: Number(args["handler"]) });
+      return id;
+    }
+    case "plugin:event|unlisten":
+      listeners = listeners.filter((listener) => listener.id !== Number(args["eventId"]));
       return null;
     case "mcp_servers":
     case "subscribe_mcp_servers":

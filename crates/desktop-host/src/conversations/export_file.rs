@@ -92,6 +92,31 @@ pub(crate) fn write_new_file(
     }
 }
 
+/// Writes `bytes` to `path`, a file the user chose in a save dialog (which asked before replacing one): written
+/// beside it first and renamed over it, so a failed write never leaves half a file; on failure, why.
+pub(crate) fn write_chosen_file(path: &Path, bytes: &[u8]) -> Result<ExportedFile, io::Error> {
+    let file_name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
+    let temporary = path.with_file_name(format!(".{file_name}.part"));
+    let written = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temporary)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
+    Ok(ExportedFile {
+        file_name,
+        path: path.to_path_buf(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -140,5 +165,24 @@ mod tests {
             b"mine"
         );
         assert_eq!(std::fs::read(&second.path).unwrap(), b"two");
+    }
+
+    #[test]
+    fn a_chosen_file_is_written_replacing_what_was_there_and_leaves_nothing_beside_it() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("week.md");
+        std::fs::write(&path, b"old").unwrap();
+        let written = write_chosen_file(&path, b"new").unwrap();
+        assert_eq!(
+            written,
+            ExportedFile {
+                file_name: "week.md".to_owned(),
+                path: path.clone(),
+            }
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 1);
+        assert!(write_chosen_file(&folder.path().join("missing/week.md"), b"x").is_err());
+        assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 1);
     }
 }

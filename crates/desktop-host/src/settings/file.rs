@@ -1,6 +1,6 @@
 //! The settings file (`settings.json` in the app's config folder): the user's chosen provider and model, the
 //! connection's timeouts, retries and proxy, whether the built-in tools ask before they run, and the window's
-//! theme and send key.
+//! theme, send key, system notifications and tray.
 //!
 //! Contract: unknown keys survive a load/save round trip (the app may store more than this crate knows); a
 //! missing file is the empty settings; saving writes a temporary file and renames it, so a crash never leaves a
@@ -69,6 +69,18 @@ pub struct SettingsFile {
     /// The key that sends the composer's text (default Enter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_key: Option<SendKey>,
+    /// System notifications of runs and approvals out of sight (default on; stored only as `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notifications: Option<bool>,
+    /// Closing the window hides it to the tray icon instead of quitting (default off; stored only as `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_to_tray: Option<bool>,
+    /// The app starts with its window hidden in the tray, where there is one (default off; stored only as `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_minimized: Option<bool>,
+    /// The global shortcut that opens the quick-ask window (default Ctrl+Alt+Space).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quick_ask_shortcut: Option<String>,
     /// Every call of a built-in desktop tool asks first, like an MCP tool's (default off: they only read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask_before_built_in_tools: Option<bool>,

@@ -97,6 +97,22 @@ pub struct SettingsInput {
     #[serde(default)]
     #[ts(type = "\"enter\" | \"ctrlEnter\"")]
     pub send_key: String,
+    /// System notifications when a run ends or a tool call waits out of sight (absent: on).
+    #[serde(default = "notifications_default")]
+    pub notifications: bool,
+    /// Closing the window hides it to the tray icon, where there is one, instead of quitting (absent: off).
+    #[serde(default)]
+    pub close_to_tray: bool,
+    /// The app starts with its window hidden in the tray, where there is one (absent: off).
+    #[serde(default)]
+    pub start_minimized: bool,
+    /// The global shortcut that opens the quick-ask window, as `Ctrl+Alt+Space` (absent or blank: that default).
+    #[serde(default)]
+    pub quick_ask_shortcut: String,
+}
+
+fn notifications_default() -> bool {
+    true
 }
 
 /// One preset as the settings screen offers it.
@@ -544,6 +560,10 @@ fn input_from_file(file: &SettingsFile) -> SettingsInput {
         .to_owned(),
         theme: file.theme.unwrap_or_default().as_str().to_owned(),
         send_key: file.send_key.unwrap_or_default().as_str().to_owned(),
+        notifications: file.notifications.unwrap_or(true),
+        close_to_tray: file.close_to_tray.unwrap_or(false),
+        start_minimized: file.start_minimized.unwrap_or(false),
+        quick_ask_shortcut: file.quick_ask_shortcut.clone().unwrap_or_default(),
     }
 }
 
@@ -609,5 +629,9 @@ fn apply_input(file: &mut SettingsFile, input: &SettingsInput) -> Result<(), Set
             }
         },
     };
+    file.notifications = (!input.notifications).then_some(false);
+    file.close_to_tray = input.close_to_tray.then_some(true);
+    file.start_minimized = input.start_minimized.then_some(true);
+    file.quick_ask_shortcut = non_blank(&input.quick_ask_shortcut);
     Ok(())
 }

@@ -11,7 +11,7 @@ use desktop_host::conversations::{
     SessionOptionsFactory, is_interrupted_message,
 };
 use desktop_host::language::Language;
-use desktop_host::session::SessionOptions;
+use desktop_host::session::{SessionOptions, SessionPrompt};
 use desktop_host::store::{
     CHECKPOINT_INTERVAL_MS, Clock, ConversationId, DATABASE_FILE_NAME, DayZone, EntryState,
     ExportFormat, ManualClock, UNDO_WINDOW_MS,
@@ -554,6 +554,19 @@ async fn a_new_conversation_reuses_an_empty_one_and_search_renaming_and_export_w
         .export_to_downloads(&first.id, ExportFormat::Markdown, Language::En)
         .unwrap();
     assert_eq!(again.file_name, "Quarterly_ report_ (2).md");
+    assert_eq!(
+        conversations
+            .export_file_name(&first.id, ExportFormat::JsonLines)
+            .unwrap(),
+        "Quarterly_ report_.jsonl"
+    );
+    assert_eq!(conversations.export_dir(), fixture.home.downloads());
+    let chosen = fixture.home.downloads().join("Quarterly_ report_.md");
+    let replaced = conversations
+        .export_to_path(&first.id, ExportFormat::Markdown, Language::En, &chosen)
+        .unwrap();
+    assert_eq!(replaced.file_name, "Quarterly_ report_.md");
+    assert_eq!(std::fs::read_to_string(&chosen).unwrap(), markdown);
     let lines = conversations
         .export_text(&first.id, ExportFormat::JsonLines, Language::En)
         .unwrap();
@@ -562,6 +575,32 @@ async fn a_new_conversation_reuses_an_empty_one_and_search_renaming_and_export_w
         3,
         "the conversation line and two messages"
     );
+}
+
+#[tokio::test]
+async fn a_question_asked_in_the_background_answers_in_a_new_conversation_and_leaves_the_active_one()
+ {
+    let fixture = Fixture::new();
+    let conversations = fixture.open();
+    let active = conversations.active().await.unwrap();
+
+    let (asked, run) = conversations
+        .ask_in_background(SessionPrompt::from("a quick question"))
+        .await
+        .unwrap();
+    run.finished().await.unwrap();
+
+    assert_ne!(asked.id, active.id);
+    assert_eq!(conversations.active_id(), Some(active.id.clone()));
+    let texts = message_texts(&asked.session.get_state().messages);
+    assert_eq!(texts.first(), Some(&pair("user", "a quick question")));
+    assert_eq!(
+        texts.last().map(|(role, _)| role.as_str()),
+        Some("assistant")
+    );
+    let opened = conversations.open_conversation(&asked.id).await.unwrap();
+    assert_eq!(message_texts(&opened.session.get_state().messages), texts);
+    assert_eq!(conversations.active_id(), Some(asked.id));
 }
 
 #[tokio::test]

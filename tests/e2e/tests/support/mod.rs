@@ -2,5 +2,6 @@
 
 pub(crate) mod long_answer;
 pub(crate) mod model_server;
+pub(crate) mod notification_server;
 pub(crate) mod session_bus;
 pub(crate) mod stop;

@@ -33,6 +33,7 @@ import {
   type WindowState,
 } from "../../state/window";
 import { listConversations, openConversation } from "../../ipc/conversations";
+import { onNewConversationRequested, onOpenConversationRequested } from "../../ipc/app-events";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
 import { promptFiles, promptImages, type PendingAttachment } from "./attachment-rules";
 import { envelopeInbox } from "./envelope-inbox";
@@ -196,6 +197,31 @@ export function useChat(): [WindowState, ChatIntents] {
     },
     [conversationId, show],
   );
+
+  // A clicked notification names a conversation: show it, unless it is the one on screen already (opening it
+  // again would reload it under an answer that may have started since). The tray asks for a new conversation.
+  const shownId = useRef(conversationId);
+  shownId.current = conversationId;
+  const startNew = useRef(startNewConversation);
+  startNew.current = startNewConversation;
+  useEffect(() => {
+    // A window that cannot listen gets no clicks and no tray requests; nothing else changes.
+    const notListening = () => null;
+    const listening = [
+      onOpenConversationRequested((target) => {
+        if (target === shownId.current) return;
+        openConversation(target).then(
+          (appState) => show(appState, "switch"),
+          (error: unknown) =>
+            dispatch({ type: "chat", conversationId: shownId.current, action: commandFailed("open_conversation", error) }),
+        );
+      }).catch(notListening),
+      onNewConversationRequested(() => startNew.current()).catch(notListening),
+    ];
+    return () => {
+      for (const listener of listening) void listener.then((unlisten) => unlisten?.());
+    };
+  }, [show]);
 
   const reloadAfterDelete = useCallback(() => {
     getState().then(

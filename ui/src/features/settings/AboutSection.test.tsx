@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 // The About section against a mocked ipc/backend and a fake clipboard: what it shows, in English and Chinese,
-// and what the Copy button puts on the clipboard.
+// what the Copy button puts on the clipboard, and the button that opens the log folder.
 import { act } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -10,7 +10,11 @@ import { STRINGS } from "../../i18n/strings";
 import type { AppInfo } from "../../ipc/wire";
 import type { ClipboardHost } from "./about";
 
-const ipc = vi.hoisted(() => ({ fetchAppInfo: vi.fn() }));
+const ipc = vi.hoisted(() => ({
+  fetchAppInfo: vi.fn(),
+  openLogFolder: vi.fn(),
+  toCommandError: (error: unknown) => error,
+}));
 vi.mock("../../ipc/backend", () => ipc);
 
 import { AboutSection } from "./AboutSection";
@@ -30,6 +34,7 @@ let root: Root;
 
 beforeEach(() => {
   ipc.fetchAppInfo.mockReset();
+  ipc.openLogFolder.mockReset();
   container = document.createElement("div");
   document.body.append(container);
   root = createRoot(container);
@@ -112,5 +117,25 @@ describe("about section", () => {
 
     expect(byTestId("about-copy-status")?.getAttribute("data-state")).toBe("failed");
     expect(byTestId("about-copy-status")?.textContent).toBe(STRINGS.en.copyFailed);
+  });
+
+  it("opens the log folder, and words the failure when no file manager answers", async () => {
+    ipc.openLogFolder.mockResolvedValueOnce(null);
+    ipc.openLogFolder.mockRejectedValueOnce({ kind: "internal", code: "folder_not_opened", detail: "xdg-open failed" });
+    await render(INFO);
+
+    await act(async () => byTestId("about-open-log-folder")?.click());
+    expect(ipc.openLogFolder).toHaveBeenCalledTimes(1);
+    expect(byTestId("about-open-log-folder-error")).toBeNull();
+
+    await act(async () => byTestId("about-open-log-folder")?.click());
+    expect(byTestId("about-open-log-folder-error")?.textContent).toContain(STRINGS.en.errorCodes.folder_not_opened);
+    expect(byTestId("about-open-log-folder-error")?.textContent).toContain("xdg-open failed");
+  });
+
+  it("offers no log folder to open when the backend names none", async () => {
+    await render({ ...INFO, logDir: null });
+
+    expect(byTestId("about-open-log-folder")).toBeNull();
   });
 });

@@ -1,10 +1,12 @@
 // The About section of the settings panel: name, version, a one-line description, platform and the log folder
-// (the first thing a bug report needs), with a button that copies all of it as plain text.
+// (the first thing a bug report needs), with a button that copies all of it as plain text and one that opens the
+// log folder in the file manager.
 import { useEffect, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
-import { fetchAppInfo } from "../../ipc/backend";
-import type { AppInfo } from "../../ipc/wire";
+import { ErrorText } from "../../i18n/ErrorText";
+import { fetchAppInfo, openLogFolder, toCommandError } from "../../ipc/backend";
+import type { AppInfo, CommandError } from "../../ipc/wire";
 import { aboutReport, copyText, pageClipboard, type ClipboardHost } from "./about";
 
 interface AboutSectionProps {
@@ -18,6 +20,7 @@ export function AboutSection({ clipboard }: AboutSectionProps) {
   const strings = useStrings();
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [copyState, setCopyState] = useState<CopyState>("idle");
+  const [openError, setOpenError] = useState<CommandError | null>(null);
 
   useEffect(() => {
     let current = true;
@@ -39,6 +42,11 @@ export function AboutSection({ clipboard }: AboutSectionProps) {
     void copyText(aboutReport(info, navigator.userAgent), clipboard ?? pageClipboard()).then((copied) =>
       setCopyState(copied ? "copied" : "failed"),
     );
+  };
+
+  const onOpenLogFolder = () => {
+    setOpenError(null);
+    openLogFolder().catch((error: unknown) => setOpenError(toCommandError(error)));
   };
 
   return (
@@ -72,7 +80,17 @@ export function AboutSection({ clipboard }: AboutSectionProps) {
                 {copyState === "copied" ? strings.copied : strings.copyFailed}
               </span>
             )}
+            {info.logDir === null ? null : (
+              <button type="button" data-testid="about-open-log-folder" onClick={onOpenLogFolder}>
+                {strings.openLogFolder}
+              </button>
+            )}
           </div>
+          {openError === null ? null : (
+            <p className="settings-note" role="alert" data-testid="about-open-log-folder-error">
+              <ErrorText error={openError} />
+            </p>
+          )}
         </>
       )}
     </section>

@@ -20,9 +20,14 @@ const ipc = vi.hoisted(() => ({
   conversationGrants: vi.fn(),
   queueSettings: vi.fn(),
   saveQueueSettings: vi.fn(),
+  autostartEnabled: vi.fn(),
+  setAutostart: vi.fn(),
+  openLogFolder: vi.fn(),
   toCommandError: (error: unknown) => error,
 }));
 vi.mock("../../ipc/backend", () => ipc);
+const quickAskIpc = vi.hoisted(() => ({ quickAskShortcutStatus: vi.fn() }));
+vi.mock("../../ipc/quick-ask", () => quickAskIpc);
 
 import { SettingsPanel } from "./SettingsPanel";
 
@@ -40,6 +45,10 @@ function settingsView(keyStorage: KeyStorageView, apiKeySet = false): SettingsVi
     systemLanguage: "en",
     theme: "system",
     sendKey: "enter",
+    notifications: true,
+    closeToTray: false,
+    startMinimized: false,
+    quickAskShortcut: "",
     apiKeySet,
     keysStored: apiKeySet ? ["openai"] : [],
     keyStorage,
@@ -72,6 +81,8 @@ async function renderPanel(view: SettingsView) {
   ipc.approvalSettings.mockResolvedValue({ askBeforeBuiltInTools: false });
   ipc.conversationGrants.mockResolvedValue([]);
   ipc.queueSettings.mockResolvedValue({ steeringMode: "one_at_a_time", followUpMode: "one_at_a_time" });
+  ipc.autostartEnabled.mockResolvedValue(false);
+  quickAskIpc.quickAskShortcutStatus.mockResolvedValue({ shortcut: "Ctrl+Alt+Space", registered: true });
   await act(async () => {
     root.render(<SettingsPanel initial={view} onSaved={vi.fn()} onClose={vi.fn()} />);
   });
@@ -168,5 +179,83 @@ describe("settings panel key per provider", () => {
     expect((byTestId("settings-preset") as HTMLSelectElement).value).toBe("deepseek");
     expect(byTestId("api-key-status")?.dataset["set"]).toBe("true");
     expect(byTestId("test-connection")).not.toBeNull();
+  });
+});
+
+describe("settings panel notifications and tray", () => {
+  it("shows the stored choices and saves notifications off and close to tray on with the rest of the form", async () => {
+    const view = settingsView("keychain", true);
+    await renderPanel(view);
+    const toggle = byTestId("settings-notifications") as HTMLInputElement;
+    expect(toggle.checked).toBe(true);
+    expect(toggle.closest("label")?.textContent).toContain("Notify me when an answer is ready");
+
+    ipc.saveSettings.mockResolvedValue({ ...view, notifications: false });
+    act(() => toggle.click());
+    expect(toggle.checked).toBe(false);
+    const tray = byTestId("settings-close-to-tray") as HTMLInputElement;
+    expect(tray.checked).toBe(false);
+    act(() => tray.click());
+    act(() => (byTestId("settings-start-minimized") as HTMLInputElement).click());
+    const form = byTestId("settings-save")?.closest("form");
+    await act(async () => form?.requestSubmit());
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ notifications: false, closeToTray: true, startMinimized: true, sendKey: "enter" }));
+  });
+});
+
+describe("settings panel autostart", () => {
+  it("reads whether the app starts at login and changes it at once, outside the form", async () => {
+    ipc.setAutostart.mockResolvedValueOnce(true);
+    ipc.setAutostart.mockRejectedValueOnce({ kind: "storage", code: "settings_not_saved", detail: "~/.config/autostart is read-only" });
+    await renderPanel(settingsView("keychain", true));
+    const autostart = byTestId("settings-autostart") as HTMLInputElement;
+    expect(autostart.checked).toBe(false);
+    expect(autostart.disabled).toBe(false);
+
+    await act(async () => autostart.click());
+    expect(ipc.setAutostart).toHaveBeenCalledWith(true);
+    expect(autostart.checked).toBe(true);
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
+
+    await act(async () => autostart.click());
+    expect(ipc.setAutostart).toHaveBeenLastCalledWith(false);
+    expect(byTestId("settings-autostart-error")?.textContent).toContain("~/.config/autostart is read-only");
+    expect(autostart.checked).toBe(true);
+  });
+});
+
+describe("settings panel quick-ask shortcut", () => {
+  it("saves the shortcut typed and says when another program holds it", async () => {
+    const view = settingsView("keychain", true);
+    await renderPanel(view);
+    expect(byTestId("settings-quick-ask-status")?.textContent).toBe(
+      "Ctrl+Alt+Space opens the quick-ask window from anywhere.",
+    );
+
+    quickAskIpc.quickAskShortcutStatus.mockResolvedValue({
+      shortcut: "Ctrl+Shift+K",
+      registered: false,
+      problem: "Ctrl+Shift+K cannot be used (another program may hold it): already registered",
+    });
+    ipc.saveSettings.mockResolvedValue({ ...view, quickAskShortcut: "Ctrl+Shift+K" });
+    const input = byTestId("settings-quick-ask-shortcut") as HTMLInputElement;
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(input, "Ctrl+Shift+K");
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    const form = byTestId("settings-save")?.closest("form");
+    await act(async () => form?.requestSubmit());
+    await act(async () => {
+      await Promise.resolve();
+    });
+
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ quickAskShortcut: "Ctrl+Shift+K" }));
+    const status = byTestId("settings-quick-ask-status");
+    expect(status?.getAttribute("role")).toBe("alert");
+    expect(status?.textContent).toContain("another program may hold it");
   });
 });

@@ -28,6 +28,8 @@ import type {
 import { CloseIcon } from "../chat/icons";
 import { ConnectionReportLine } from "../setup/ConnectionReportLine";
 import { AboutSection } from "./AboutSection";
+import { AutostartToggle } from "./AutostartToggle";
+import { QuickAskShortcutLine } from "./QuickAskShortcutLine";
 import { ApprovalSection } from "./ApprovalSection";
 import { ConnectionSection } from "./ConnectionSection";
 import { McpSection } from "./McpSection";
@@ -335,6 +337,45 @@ export function SettingsPanel({ initial, onSaved, onClose }: SettingsPanelProps)
                 </select>
               </label>
             </div>
+            <label className="settings-toggle">
+              <input
+                type="checkbox"
+                data-testid="settings-notifications"
+                checked={form.notifications}
+                onChange={(event) => update({ notifications: event.target.checked })}
+              />{" "}
+              {strings.notifications}
+            </label>
+            <label className="settings-toggle">
+              <input
+                type="checkbox"
+                data-testid="settings-close-to-tray"
+                checked={form.closeToTray}
+                onChange={(event) => update({ closeToTray: event.target.checked })}
+              />{" "}
+              {strings.closeToTray}
+            </label>
+            <label className="settings-toggle">
+              <input
+                type="checkbox"
+                data-testid="settings-start-minimized"
+                checked={form.startMinimized}
+                onChange={(event) => update({ startMinimized: event.target.checked })}
+              />{" "}
+              {strings.startMinimized}
+            </label>
+            <AutostartToggle />
+            <label className="field">
+              <span>{strings.quickAskShortcut}</span>
+              <input
+                data-testid="settings-quick-ask-shortcut"
+                value={form.quickAskShortcut}
+                placeholder="Ctrl+Alt+Space"
+                spellCheck={false}
+                onChange={(event) => update({ quickAskShortcut: event.target.value })}
+              />
+            </label>
+            <QuickAskShortcutLine saved={view} />
             <div className="settings-actions">
               <span className="settings-note">{saved ? strings.saved : strings.appliesNextRun}</span>
               <button type="submit" className="primary" data-testid="settings-save" disabled={busy}>

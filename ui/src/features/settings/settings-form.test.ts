@@ -14,6 +14,10 @@ const view: SettingsView = {
   systemLanguage: "en",
   theme: "dark",
   sendKey: "ctrlEnter",
+  notifications: false,
+  closeToTray: true,
+  startMinimized: true,
+  quickAskShortcut: "Ctrl+Shift+K",
   apiKeySet: true,
   keysStored: ["openai"],
   keyStorage: "keychain",
@@ -41,6 +45,10 @@ describe("settings form", () => {
       language: "auto",
       theme: "dark",
       sendKey: "ctrlEnter",
+      notifications: false,
+      closeToTray: true,
+      startMinimized: true,
+      quickAskShortcut: "Ctrl+Shift+K",
     });
   });
 
@@ -55,6 +63,10 @@ describe("settings form", () => {
       language: "auto",
       theme: "dark",
       sendKey: "ctrlEnter",
+      notifications: false,
+      closeToTray: true,
+      startMinimized: true,
+      quickAskShortcut: "Ctrl+Shift+K",
     });
   });
 });

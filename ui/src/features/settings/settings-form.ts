@@ -13,6 +13,10 @@ export function settingsInput(view: SettingsView): SettingsInput {
     language: view.language,
     theme: view.theme,
     sendKey: view.sendKey,
+    notifications: view.notifications,
+    closeToTray: view.closeToTray,
+    startMinimized: view.startMinimized,
+    quickAskShortcut: view.quickAskShortcut,
   };
 }
 

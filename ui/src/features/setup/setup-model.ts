@@ -51,6 +51,10 @@ export function settingsToSave(view: SettingsView, form: SetupForm): SettingsInp
     language: view.language,
     theme: view.theme,
     sendKey: view.sendKey,
+    notifications: view.notifications,
+    closeToTray: view.closeToTray,
+    startMinimized: view.startMinimized,
+    quickAskShortcut: view.quickAskShortcut,
   };
 }
 

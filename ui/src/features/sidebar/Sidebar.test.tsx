@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 // The sidebar against a mocked ipc/conversations: days in the backend's order, the active and streaming marks,
-// search results with highlighted snippets (as text), switching, and delete with undo.
+// search results with highlighted snippets (as text), switching, export through the save dialog, and delete with undo.
 import { act } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -16,7 +16,9 @@ const ipc = vi.hoisted(() => ({
   renameConversation: vi.fn(),
   deleteConversation: vi.fn(),
   restoreConversation: vi.fn(),
+  chooseExportPath: vi.fn(),
   exportConversation: vi.fn(),
+  revealExportedFile: vi.fn(),
 }));
 vi.mock("../../ipc/conversations", () => ipc);
 
@@ -224,17 +226,33 @@ describe("Sidebar", () => {
     expect(byTestId("undo-delete")).toHaveLength(0);
   });
 
-  it("exports into Downloads and says the file's name; words a command error in the UI language with its detail", async () => {
-    ipc.exportConversation.mockResolvedValueOnce({ fileName: "PDF 清单.md", path: "/home/u/Downloads/PDF 清单.md" });
-    ipc.exportConversation.mockRejectedValueOnce({ kind: "storage", code: "disk_full", detail: "write failed: no space left on device" });
+  it("exports where the save dialog says, offers the folder, and words a command error in the UI language with its detail", async () => {
+    ipc.chooseExportPath.mockResolvedValueOnce("/home/u/Notes/PDF 清单.md");
+    ipc.exportConversation.mockResolvedValueOnce({ fileName: "PDF 清单.md", path: "/home/u/Notes/PDF 清单.md" });
+    ipc.revealExportedFile.mockResolvedValueOnce(null);
     await renderSidebar();
     await click(byTestId("conversation-export-markdown")[0]);
-    expect(ipc.exportConversation).toHaveBeenCalledWith("c3", "markdown", "en");
-    expect(byTestId("sidebar-toast")[0]?.textContent).toBe("Saved PDF 清单.md in Downloads.");
+    expect(ipc.chooseExportPath).toHaveBeenCalledWith("c3", "markdown", "en");
+    expect(ipc.exportConversation).toHaveBeenCalledWith("c3", "markdown", "en", "/home/u/Notes/PDF 清单.md");
+    expect(byTestId("sidebar-toast")[0]?.textContent).toBe("Saved PDF 清单.md.Show in folder");
+    await click(byTestId("export-show-in-folder")[0]);
+    expect(ipc.revealExportedFile).toHaveBeenCalledWith("/home/u/Notes/PDF 清单.md");
+
+    ipc.chooseExportPath.mockResolvedValueOnce("/home/u/Notes/PDF 清单.jsonl");
+    ipc.exportConversation.mockRejectedValueOnce({ kind: "storage", code: "disk_full", detail: "write failed: no space left on device" });
     await click(byTestId("conversation-export-jsonl")[0]);
     expect(byTestId("sidebar-toast")[0]?.textContent).toBe(
       `${STRINGS.en.errorCodes.disk_full} (write failed: no space left on device)`,
     );
+  });
+
+  it("writes nothing and says nothing when the save dialog is cancelled", async () => {
+    ipc.chooseExportPath.mockResolvedValueOnce(null);
+    await renderSidebar();
+    await click(byTestId("conversation-export-markdown")[0]);
+    expect(ipc.chooseExportPath).toHaveBeenCalledWith("c3", "markdown", "en");
+    expect(ipc.exportConversation).not.toHaveBeenCalled();
+    expect(byTestId("sidebar-toast")).toHaveLength(0);
   });
 
   it("renames in place with Enter", async () => {

@@ -10,7 +10,9 @@ import { useCallback, useEffect, useRef, useState } from "react";
 
 import {
   deleteConversation,
+  chooseExportPath,
   exportConversation,
+  revealExportedFile,
   listConversations,
   openConversation,
   renameConversation,
@@ -28,7 +30,7 @@ import { commandErrorText, oneLine } from "../../i18n/error-text";
 import type { Language } from "../../i18n/strings";
 import { ConversationItem } from "./ConversationItem";
 import { conversationTitle, dayLabel, hitRoleLabel, localDay, searchQuery, undoDelayMs } from "./sidebar-model";
-import { SIDEBAR_STRINGS } from "./sidebar-strings";
+import { SIDEBAR_STRINGS, type SidebarStrings } from "./sidebar-strings";
 import { SnippetText } from "./SnippetText";
 import "./sidebar.css";
 
@@ -59,7 +61,7 @@ export interface SidebarProps {
 
 type Toast =
   | { kind: "deleted"; conversationId: string; title: string; undoUntil: number }
-  | { kind: "info"; message: string }
+  | { kind: "exported"; fileName: string; path: string }
   | { kind: "error"; message: string };
 
 export function Sidebar(props: SidebarProps) {
@@ -175,14 +177,19 @@ export function Sidebar(props: SidebarProps) {
     [reload, showError],
   );
 
+  // The save dialog asks where; cancelling it writes nothing and says nothing.
   const exportTo = useCallback(
     (conversationId: string, format: ExportFormat) => {
-      exportConversation(conversationId, format, props.language).then((file) => {
-        if (mounted.current) setToast({ kind: "info", message: strings.exported(file.fileName) });
-      }, showError);
+      chooseExportPath(conversationId, format, props.language)
+        .then((path) => (path === null ? null : exportConversation(conversationId, format, props.language, path)))
+        .then((file) => {
+          if (file !== null && mounted.current) setToast({ kind: "exported", fileName: file.fileName, path: file.path });
+        }, showError);
     },
-    [strings, showError, props.language],
+    [showError, props.language],
   );
+
+  const showInFolder = useCallback((path: string) => revealExportedFile(path).catch(showError), [showError]);
 
   const today = localDay(new Date());
   const streamingIds = new Set(props.answeringIds);
@@ -260,16 +267,32 @@ export function Sidebar(props: SidebarProps) {
           role={toast.kind === "error" ? "alert" : "status"}
           data-testid="sidebar-toast"
         >
-          <span>{toast.kind === "deleted" ? strings.deleted(toast.title) : toast.message}</span>
+          <span>{toastText(toast, strings)}</span>
           {toast.kind === "deleted" ? (
             <button type="button" data-testid="undo-delete" onClick={() => undoDelete(toast.conversationId)}>
               {strings.undo}
+            </button>
+          ) : null}
+          {toast.kind === "exported" ? (
+            <button type="button" data-testid="export-show-in-folder" onClick={() => void showInFolder(toast.path)}>
+              {strings.showInFolder}
             </button>
           ) : null}
         </div>
       ) : null}
     </nav>
   );
+}
+
+function toastText(toast: Toast, strings: SidebarStrings): string {
+  switch (toast.kind) {
+    case "deleted":
+      return strings.deleted(toast.title);
+    case "exported":
+      return strings.exported(toast.fileName);
+    case "error":
+      return toast.message;
+  }
 }
 
 function SearchResults({

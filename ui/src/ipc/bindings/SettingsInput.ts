@@ -15,4 +15,20 @@ theme: "system" | "light" | "dark",
 /**
  * `enter` or `ctrlEnter` (absent: `enter`).
  */
-sendKey: "enter" | "ctrlEnter", };
+sendKey: "enter" | "ctrlEnter", 
+/**
+ * System notifications when a run ends or a tool call waits out of sight (absent: on).
+ */
+notifications: boolean, 
+/**
+ * Closing the window hides it to the tray icon, where there is one, instead of quitting (absent: off).
+ */
+closeToTray: boolean, 
+/**
+ * The app starts with its window hidden in the tray, where there is one (absent: off).
+ */
+startMinimized: boolean, 
+/**
+ * The global shortcut that opens the quick-ask window, as `Ctrl+Alt+Space` (absent or blank: that default).
+ */
+quickAskShortcut: string, };

@@ -75,6 +75,10 @@ fn openai_input() -> SettingsInput {
         language: "zh".to_owned(),
         theme: "dark".to_owned(),
         send_key: "ctrlEnter".to_owned(),
+        notifications: true,
+        close_to_tray: false,
+        start_minimized: false,
+        quick_ask_shortcut: String::new(),
     }
 }
 
@@ -461,4 +465,83 @@ fn an_input_without_theme_or_send_key_takes_the_defaults() {
 
     assert_eq!(view.settings.theme, "system");
     assert_eq!(view.settings.send_key, "enter");
+    assert!(
+        view.settings.notifications,
+        "notifications are on by default"
+    );
+}
+
+#[test]
+fn notifications_turned_off_are_stored_as_false_and_turned_on_again_as_absent() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    let stored = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("settings.json")).unwrap())
+            .unwrap()
+    };
+
+    let view = service
+        .save(&SettingsInput {
+            notifications: false,
+            ..openai_input()
+        })
+        .unwrap();
+    assert!(!view.settings.notifications);
+    assert_eq!(stored()["notifications"], false);
+    assert!(!service.view().unwrap().settings.notifications);
+
+    let view = service.save(&openai_input()).unwrap();
+    assert!(view.settings.notifications);
+    assert_eq!(stored().get("notifications"), None);
+}
+
+#[test]
+fn close_to_tray_and_start_minimized_are_off_by_default_and_stored_only_when_on() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    let stored = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("settings.json")).unwrap())
+            .unwrap()
+    };
+
+    let view = service.save(&openai_input()).unwrap();
+    assert!(!view.settings.close_to_tray);
+    assert_eq!(stored().get("closeToTray"), None);
+
+    assert_eq!(stored().get("startMinimized"), None);
+
+    let view = service
+        .save(&SettingsInput {
+            close_to_tray: true,
+            start_minimized: true,
+            ..openai_input()
+        })
+        .unwrap();
+    assert!(view.settings.close_to_tray);
+    assert!(view.settings.start_minimized);
+    assert_eq!(stored()["closeToTray"], true);
+    assert_eq!(stored()["startMinimized"], true);
+}
+
+#[test]
+fn the_quick_ask_shortcut_is_stored_trimmed_and_a_blank_one_means_the_default() {
+    let config = tempfile::tempdir().unwrap();
+    let (service, _backend) = with_keychain(config.path());
+    let stored = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("settings.json")).unwrap())
+            .unwrap()
+    };
+
+    let view = service
+        .save(&SettingsInput {
+            quick_ask_shortcut: " Ctrl+Shift+K ".to_owned(),
+            ..openai_input()
+        })
+        .unwrap();
+    assert_eq!(view.settings.quick_ask_shortcut, "Ctrl+Shift+K");
+    assert_eq!(stored()["quickAskShortcut"], "Ctrl+Shift+K");
+
+    let view = service.save(&openai_input()).unwrap();
+    assert_eq!(view.settings.quick_ask_shortcut, "");
+    assert_eq!(stored().get("quickAskShortcut"), None);
 }
