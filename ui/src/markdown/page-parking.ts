@@ -70,13 +70,20 @@ export class PageParking {
     const anchor = nearest === -1 ? this.pages.length - 1 : nearest;
     // Farthest first, from both ends towards the nearest page; never the last page (it may still be filling)
     // nor a near one.
+    const chosen: Page[] = [];
+    let live = this.liveCount;
     let low = 0;
     let high = this.pages.length - 2;
-    while (this.liveCount > this.liveBlocks && low <= high) {
+    while (live > this.liveBlocks && low <= high) {
       const index = anchor - low >= high - anchor ? low++ : high--;
       const page = this.pages[index];
-      if (page !== undefined && page.live && !page.near) this.park(page);
+      if (page === undefined || !page.live || page.near) continue;
+      chosen.push(page);
+      live -= page.html.length;
     }
+    // Every height is read before anything is written, so the pass costs one layout, not one per page.
+    const heights = chosen.map((page) => page.element.getBoundingClientRect().height);
+    chosen.forEach((page, index) => this.park(page, heights[index] ?? 0));
   }
 
   /** Forgets every page (the text was replaced). */
@@ -112,18 +119,19 @@ export class PageParking {
   }
 
   private onIntersections(entries: readonly IntersectionObserverEntry[]): void {
+    const coming: Page[] = [];
     for (const entry of entries) {
       const page = this.byElement.get(entry.target);
       if (page === undefined) continue;
       page.near = entry.isIntersecting;
-      if (page.near && !page.live) this.unpark(page);
+      if (page.near && !page.live) coming.push(page);
     }
+    if (coming.length > 0) this.unpark(coming);
     this.located = true;
     this.enforce();
   }
 
-  private park(page: Page): void {
-    const height = page.element.getBoundingClientRect().height;
+  private park(page: Page, height: number): void {
     page.element.style.height = `${height}px`;
     page.element.replaceChildren();
     page.element.setAttribute(PARKED_ATTRIBUTE, "");
@@ -131,21 +139,31 @@ export class PageParking {
     this.liveCount -= page.html.length;
   }
 
-  /** A page above the visible part changes its height without moving what is shown. */
-  private unpark(page: Page): void {
-    const box = page.element.getBoundingClientRect();
-    const before = box.height;
-    const above = box.top < (this.scroller?.getBoundingClientRect().top ?? 0);
-    page.element.append(...this.rebuild(page.html));
-    page.element.style.removeProperty("height");
-    page.element.removeAttribute(PARKED_ATTRIBUTE);
-    page.live = true;
-    this.liveCount += page.html.length;
-    if (above) {
-      const change = page.element.getBoundingClientRect().height - before;
-      if (change !== 0 && this.scroller !== null) this.scroller.scrollTop += change;
-      else if (change !== 0) window.scrollBy(0, change);
+  /**
+   * Rebuilds these pages. Pages above the visible part change their height without moving what is shown: the
+   * scroller moves by what they grew. Reads and writes are batched (one layout before, one after).
+   */
+  private unpark(pages: readonly Page[]): void {
+    const top = this.scroller?.getBoundingClientRect().top ?? 0;
+    const before = pages.map((page) => {
+      const box = page.element.getBoundingClientRect();
+      return { height: box.height, above: box.top < top };
+    });
+    for (const page of pages) {
+      page.element.append(...this.rebuild(page.html));
+      page.element.style.removeProperty("height");
+      page.element.removeAttribute(PARKED_ATTRIBUTE);
+      page.live = true;
+      this.liveCount += page.html.length;
     }
+    let change = 0;
+    pages.forEach((page, index) => {
+      const was = before[index];
+      if (was?.above === true) change += page.element.getBoundingClientRect().height - was.height;
+    });
+    if (change === 0) return;
+    if (this.scroller !== null) this.scroller.scrollTop += change;
+    else window.scrollBy(0, change);
   }
 }
 
