@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 import type { RenderedPart } from "./markdown-parts";
 import { workerRenderer, type SharedWorker } from "./markdown-renderer";
@@ -16,27 +16,44 @@ function part(length: number, complete: boolean): RenderedPart {
 }
 
 describe("workerRenderer", () => {
-  it("hands over the first text at once, then merges what grows while the worker is behind into one append", () => {
+  it("hands a short text over as it grows, one append per render", () => {
     const { shared, sent } = recordingWorker();
     const parts: RenderedPart[] = [];
     const renderer = workerRenderer(shared, (rendered) => parts.push(rendered));
-    const deliver = shared.views.get(1);
-    if (deliver === undefined) throw new Error("the view was not registered");
-
     renderer.render("One", true);
-    expect(sent).toEqual([{ view: 1, kind: "text", text: "One" }]);
     renderer.render("One two", true);
-    renderer.render("One two three", true);
-    // Behind: nothing more goes to the worker yet.
-    expect(sent).toHaveLength(1);
-
-    deliver(part(3, false));
-    expect(sent).toHaveLength(1);
-    deliver(part(3, true));
-    // It rendered all it had: everything that arrived since goes over as one append (the text is short, no wait).
-    expect(sent.slice(1)).toEqual([{ view: 1, kind: "append", text: " two three" }]);
-    expect(parts).toHaveLength(2);
+    expect(sent).toEqual([
+      { view: 1, kind: "text", text: "One" },
+      { view: 1, kind: "append", text: " two" },
+    ]);
+    shared.views.get(1)?.(part(7, true));
+    expect(parts).toEqual([part(7, true)]);
     renderer.close();
+  });
+
+  it("merges what a long text grows by into one append per wait, without waiting for the worker", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const { shared, sent } = recordingWorker();
+      const renderer = workerRenderer(shared, () => undefined);
+      const long = "x".repeat(1_000_000);
+      renderer.render(long, true);
+      expect(sent).toEqual([{ view: 1, kind: "text", text: long }]);
+      renderer.render(`${long} one`, true);
+      renderer.render(`${long} one two`, true);
+      // 1 MB: 10 ms between handovers; the worker has not finished, and that does not matter.
+      expect(sent).toHaveLength(1);
+      vi.advanceTimersByTime(9);
+      expect(sent).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(sent.slice(1)).toEqual([{ view: 1, kind: "append", text: " one two" }]);
+      renderer.render(`${long} one two`, true);
+      vi.advanceTimersByTime(20);
+      expect(sent).toHaveLength(2);
+      renderer.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("hands a replaced text over whole, even while the worker is behind", () => {

@@ -63,10 +63,10 @@ function renderWorker(): SharedWorker | null {
 }
 
 /**
- * New text goes to the worker only once it has rendered all it was given (and not more often than
- * HANDOVER_MS_PER_CHAR allows): while it is behind, what arrives meanwhile is merged into the next handover
- * instead of queued as one message a frame, and the window reads the growing text once per handover, not once a
- * frame.
+ * New text goes to the worker at most once per HANDOVER_MS_PER_CHAR wait: what arrives meanwhile is merged into
+ * the next handover instead of posted as one message a frame, and the window reads the growing text once per
+ * handover, not once a frame. The worker is never kept waiting for the window: it renders towards the latest text
+ * it was given while the window puts earlier parts on screen.
  */
 export function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart) => void): MarkdownRenderer {
   const view = shared.nextView;
@@ -75,10 +75,8 @@ export function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart
   let given: string | null = null;
   let grewFromGiven = true;
   let latest: string | null = null;
-  /** The worker rendered all of `given`. */
-  let idle = true;
   let lastHandover = Number.NEGATIVE_INFINITY;
-  let timer: number | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   const post = (message: ToRenderWorker) => shared.worker.postMessage(message);
 
   const handOver = () => {
@@ -96,36 +94,26 @@ export function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart
     }
     given = text;
     grewFromGiven = true;
-    idle = false;
     lastHandover = performance.now();
   };
-  const schedule = () => {
-    if (timer !== null || latest === given) return;
-    const length = latest?.length ?? 0;
-    const wait =
-      length < HANDOVER_FREE_CHARS || !grewFromGiven
-        ? 0
-        : lastHandover + length * HANDOVER_MS_PER_CHAR - performance.now();
-    if (wait <= 0) handOver();
-    else timer = window.setTimeout(handOver, wait);
-  };
 
-  shared.views.set(view, (part) => {
-    if (part.complete && given !== null && part.length === given.length) {
-      idle = true;
-      schedule();
-    }
-    onPart(part);
-  });
+  shared.views.set(view, onPart);
   return {
     render(text, growing = false) {
       latest = text;
       if (!growing) grewFromGiven = false;
-      // A replaced text makes the worker start over, so it need not finish the old one first.
-      if (idle || !grewFromGiven) schedule();
+      if (timer !== null && grewFromGiven) return;
+      if (timer !== null) clearTimeout(timer);
+      // A replaced text makes the worker start over: it goes at once.
+      const wait =
+        text.length < HANDOVER_FREE_CHARS || !grewFromGiven
+          ? 0
+          : lastHandover + text.length * HANDOVER_MS_PER_CHAR - performance.now();
+      if (wait <= 0) handOver();
+      else timer = setTimeout(handOver, wait);
     },
     close() {
-      if (timer !== null) window.clearTimeout(timer);
+      if (timer !== null) clearTimeout(timer);
       shared.views.delete(view);
       post({ view, kind: "close" });
     },
