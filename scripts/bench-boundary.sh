@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The boundary between host and window, reported and never asserted: Stop click -> Send enabled, and the latency
-# from each delta handed to the model server to its text in the DOM (a 2,000-delta answer). Builds the app like
-# scripts/test-e2e.sh, then runs tests/e2e/examples/boundary_bench.rs under Xvfb. With PI_DESKTOP_APP set to an
-# app binary (built with the UI embedded), nothing is built but the benchmark itself, which runs that binary.
-# Arguments go to the benchmark: --runs N (default 5), --interval-ms N (between deltas, default 5),
-# --only stop|latency (default both).
+# from each delta handed to the model server to its text in the DOM (an answer of N deltas at each offered rate).
+# Builds the app like scripts/test-e2e.sh, then runs tests/e2e/examples/boundary_bench.rs under Xvfb. With
+# PI_DESKTOP_APP set to an app binary (built with the UI embedded), nothing is built but the benchmark itself,
+# which runs that binary.
+# Arguments go to the benchmark: --runs N (default 5), --rates A,B,... (deltas a second, default 200), --deltas N
+# (default 2000), --only stop|latency (default both).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$REPO_ROOT/scripts/lib/setup.sh"
 source "$REPO_ROOT/scripts/lib/build.sh"

@@ -1,7 +1,8 @@
 //! Benchmarks of the real app, reported and never asserted: cold start to a usable window, idle memory of
 //! every process of the app, and Stop click to Send enabled. Run it with `scripts/bench-app.sh` (it builds
 //! the app like `scripts/test-e2e.sh` and runs this under Xvfb), or by hand:
-//! `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example app_bench -- --runs 5`.
+//! `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example app_bench -- --runs 5`. With `--quick-ask`,
+//! each cold start also measures the memory once the quick-ask window is open (its shortcut pressed with xdotool).
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -34,6 +35,8 @@ struct Options {
     runs: usize,
     stops: usize,
     settle: Duration,
+    /// After the idle figure, open the quick-ask window and measure again.
+    quick_ask: bool,
 }
 
 fn parse_options() -> Options {
@@ -41,9 +44,14 @@ fn parse_options() -> Options {
         runs: 5,
         stops: 5,
         settle: Duration::from_secs(5),
+        quick_ask: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if arg == "--quick-ask" {
+            options.quick_ask = true;
+            continue;
+        }
         let mut value = || -> u64 {
             args.next()
                 .and_then(|value| value.parse().ok())
@@ -53,7 +61,9 @@ fn parse_options() -> Options {
             "--runs" => options.runs = usize::try_from(value()).unwrap(),
             "--stops" => options.stops = usize::try_from(value()).unwrap(),
             "--settle" => options.settle = Duration::from_secs(value()),
-            other => panic!("unknown argument {other}; use --runs N --stops N --settle SECONDS"),
+            other => panic!(
+                "unknown argument {other}; use --runs N --stops N --settle SECONDS --quick-ask"
+            ),
         }
     }
     options
@@ -198,6 +208,25 @@ impl Samples {
     }
 }
 
+/// The memory of `root` and its descendants now, in total and by kind of process, names prefixed by `prefix`.
+fn add_memory(memory: &mut Samples, prefix: &str, root: u32) {
+    let mut total = (0, 0);
+    let mut by_kind: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
+    for member in with_descendants(root) {
+        let (rss, pss) = rss_pss_kib(member.pid);
+        total = (total.0 + rss, total.1 + pss);
+        let entry = by_kind.entry(member.kind).or_default();
+        *entry = (entry.0 + rss, entry.1 + pss, entry.2 + 1);
+    }
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    memory.add(&format!("{prefix}all app processes: RSS"), mib(total.0));
+    memory.add(&format!("{prefix}all app processes: PSS"), mib(total.1));
+    for (kind, (rss, pss, count)) in by_kind {
+        memory.add(&format!("{prefix}{kind} (x{count}): RSS"), mib(rss));
+        memory.add(&format!("{prefix}{kind} (x{count}): PSS"), mib(pss));
+    }
+}
+
 /// Cold starts (each a fresh driver, session, app and home) and the idle memory of each.
 async fn cold_starts(options: &Options) -> (Samples, Samples) {
     let mut times = Samples::default();
@@ -245,20 +274,14 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
         );
 
         tokio::time::sleep(options.settle).await;
-        let mut total = (0, 0);
-        let mut by_kind: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
-        for member in with_descendants(process.pid) {
-            let (rss, pss) = rss_pss_kib(member.pid);
-            total = (total.0 + rss, total.1 + pss);
-            let entry = by_kind.entry(member.kind).or_default();
-            *entry = (entry.0 + rss, entry.1 + pss, entry.2 + 1);
-        }
-        let mib = |kib: u64| kib as f64 / 1024.0;
-        memory.add("all app processes: RSS", mib(total.0));
-        memory.add("all app processes: PSS", mib(total.1));
-        for (kind, (rss, pss, count)) in by_kind {
-            memory.add(&format!("{kind} (x{count}): RSS"), mib(rss));
-            memory.add(&format!("{kind} (x{count}): PSS"), mib(pss));
+        add_memory(&mut memory, "", process.pid);
+        if options.quick_ask {
+            let main = app.client().window().await.unwrap();
+            let quick = app.open_quick_ask(&main).await.unwrap();
+            app.client().switch_to_window(quick).await.unwrap();
+            app.find_test_id("quick-ask-input").await.unwrap();
+            tokio::time::sleep(options.settle).await;
+            add_memory(&mut memory, "quick ask open: ", process.pid);
         }
         app.close().await.unwrap();
     }

@@ -4,16 +4,19 @@
 //! - **Stop → Send**: during an answer the model server holds open, one script in the page installs a
 //!   `MutationObserver` and clicks Stop; the figure is `performance.now()` at the first mutation after which Send is
 //!   enabled, minus `performance.now()` right before the click (ms, all on the page's clock).
-//! - **Delta → DOM**: an answer of 2,000 deltas `w0000 ` … `w1999 `, fed one every `--interval-ms` ms (default 5;
-//!   a `tokio::time::interval` with `MissedTickBehavior::Delay`, so a late tick moves the later ones instead of
-//!   bunching them up). The bench notes the wall clock when it hands each delta to the model server; an observer in
-//!   the page notes the wall clock (`performance.timeOrigin + performance.now()`) at the first mutation callback
-//!   where each marker is in the answer's text. The figure is seen minus sent (ms), with how many never showed.
-//!   The window renders several deltas per frame, so latencies within a run are expected to step.
+//! - **Delta → DOM**: an answer of `--deltas N` deltas (default 2,000) `w00000 ` … , offered at each rate of
+//!   `--rates A,B,…` deltas a second (default 200): delta k is due at k / rate seconds after the first, and every
+//!   delta due is handed to the model server as soon as the bench wakes (so a rate above what one timer tick
+//!   carries goes out in small batches at the offered average). The bench notes the wall clock when it hands each
+//!   delta to the server; an observer in the page notes the wall clock (`performance.timeOrigin +
+//!   performance.now()`) at the first mutation callback where each marker is in the answer's text. The figure is
+//!   seen minus sent (ms), with how many never showed, the rate the page showed them at, and the median latency of
+//!   the first and the last tenth (a lag that grows shows as a last tenth far above the first). The window renders
+//!   several deltas per frame, so latencies within a run are expected to step.
 //!
 //! Run it with `scripts/bench-boundary.sh --runs 5` (it builds the app like `scripts/test-e2e.sh`, or takes
 //! `PI_DESKTOP_APP` as it is, and runs this under Xvfb), or by hand: `xvfb-run -a cargo run -p pi-desktop-e2e
-//! --features e2e --example boundary_bench -- --runs 5 --interval-ms 5 --only stop|latency`.
+//! --features e2e --example boundary_bench -- --runs 5 --rates 100,1000,10000 --deltas 20000 --only stop|latency`.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -35,8 +38,6 @@ use serde_json::Value;
 
 use model_server::LaunchApp;
 
-/// How many deltas the latency answer has (markers `w0000` … `w1999`).
-const DELTAS: usize = 2_000;
 /// How often the bench asks the page whether it has recorded what it waits for.
 const POLL: Duration = Duration::from_millis(20);
 /// How long the page may take to show Send enabled after Stop.
@@ -46,7 +47,9 @@ const LATENCY_DEADLINE: Duration = Duration::from_secs(120);
 
 struct Options {
     runs: usize,
-    interval: Duration,
+    /// Offered rates, deltas a second.
+    rates: Vec<u64>,
+    deltas: usize,
     stop: bool,
     latency: bool,
 }
@@ -54,11 +57,12 @@ struct Options {
 fn parse_options() -> Options {
     let mut options = Options {
         runs: 5,
-        interval: Duration::from_millis(5),
+        rates: vec![200],
+        deltas: 2_000,
         stop: true,
         latency: true,
     };
-    let usage = "use --runs N --interval-ms N --only stop|latency";
+    let usage = "use --runs N --rates A,B,... --deltas N --only stop|latency";
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args
@@ -71,7 +75,19 @@ fn parse_options() -> Options {
         };
         match arg.as_str() {
             "--runs" => options.runs = usize::try_from(number()).unwrap(),
-            "--interval-ms" => options.interval = Duration::from_millis(number()),
+            "--rates" => {
+                options.rates = value
+                    .split(',')
+                    .map(|rate| {
+                        rate.trim()
+                            .parse()
+                            .ok()
+                            .filter(|rate| *rate > 0)
+                            .unwrap_or_else(|| panic!("--rates takes positive numbers, not {rate}"))
+                    })
+                    .collect();
+            }
+            "--deltas" => options.deltas = usize::try_from(number()).unwrap().clamp(1, 99_999),
             "--only" => match value.as_str() {
                 "stop" => options.latency = false,
                 "latency" => options.stop = false,
@@ -232,7 +248,7 @@ async fn stop_bench(runs: usize) {
 /// every marker newly there with the wall clock. `arguments[0]` is how many deltas the answer has.
 const LATENCY_SCRIPT: &str = r#"
 const total = arguments[0];
-const marker = (k) => "w" + String(k).padStart(4, "0");
+const marker = (k) => "w" + String(k).padStart(5, "0");
 const state = { next: 0, from: 0, callbacks: 0 };
 window.__deltaSeen = new Array(total).fill(null);
 window.__deltaState = state;
@@ -242,14 +258,14 @@ const observer = new MutationObserver(() => {
   if (texts.length === 0) return;
   const text = texts[texts.length - 1].textContent || "";
   // Scan on from the last marker found, unless the text no longer holds it there (then from the start).
-  if (state.next > 0 && !text.startsWith(marker(state.next - 1), state.from - 5)) state.from = 0;
+  if (state.next > 0 && !text.startsWith(marker(state.next - 1), state.from - 6)) state.from = 0;
   const now = performance.timeOrigin + performance.now();
   while (state.next < total) {
     const at = text.indexOf(marker(state.next), state.from);
     if (at < 0) break;
     window.__deltaSeen[state.next] = now;
     state.next += 1;
-    state.from = at + 5;
+    state.from = at + 6;
   }
   if (state.next === total) observer.disconnect();
 });
@@ -267,10 +283,15 @@ struct LatencyRun {
     callbacks: u64,
     /// From the first delta handed to the server to the last.
     send_span: Duration,
+    /// Deltas a second the page showed, from its first stamp to its last.
+    shown_rate: f64,
+    /// Median latency of the first and of the last tenth of the deltas.
+    first_tenth: f64,
+    last_tenth: f64,
 }
 
-/// Waits until the page has seen `DELTAS` markers, or until no new marker showed for [`LATENCY_DEADLINE`].
-async fn wait_for_markers(app: &AppUnderTest) -> u64 {
+/// Waits until the page has seen `deltas` markers, or until no new marker showed for [`LATENCY_DEADLINE`].
+async fn wait_for_markers(app: &AppUnderTest, deltas: usize) -> u64 {
     let mut last_progress = Instant::now();
     let mut seen_before = 0;
     loop {
@@ -281,7 +302,7 @@ async fn wait_for_markers(app: &AppUnderTest) -> u64 {
             .unwrap();
         let seen = progress[0].as_u64().unwrap_or(0);
         let callbacks = progress[1].as_u64().unwrap_or(0);
-        if seen >= DELTAS as u64 || last_progress.elapsed() > LATENCY_DEADLINE {
+        if seen >= deltas as u64 || last_progress.elapsed() > LATENCY_DEADLINE {
             return callbacks;
         }
         if seen > seen_before {
@@ -292,14 +313,14 @@ async fn wait_for_markers(app: &AppUnderTest) -> u64 {
     }
 }
 
-async fn latency_run(interval: Duration) -> LatencyRun {
+async fn latency_run(rate: u64, deltas: usize) -> LatencyRun {
     let server = OpenAiServer::start(vec![Reply::Feed(vec![])])
         .await
         .unwrap();
     let app = server.launch_app().await;
     wait_until_usable(&app).await;
     app.client()
-        .execute(LATENCY_SCRIPT, vec![Value::from(DELTAS)])
+        .execute(LATENCY_SCRIPT, vec![Value::from(deltas)])
         .await
         .unwrap();
     app.send_prompt("Count to two thousand").await.unwrap();
@@ -314,17 +335,25 @@ async fn latency_run(interval: Duration) -> LatencyRun {
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
 
-    let mut sent = Vec::with_capacity(DELTAS);
-    let mut ticks = tokio::time::interval(interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let first = Instant::now();
-    for k in 0..DELTAS {
-        ticks.tick().await;
-        sent.push(wall_clock_ms());
-        server.feed(text_delta(&format!("w{k:04} ")));
+    let mut sent = Vec::with_capacity(deltas);
+    let first = tokio::time::Instant::now();
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "delta counts and rates are small"
+    )]
+    let due = |k: usize| first + Duration::from_secs_f64(k as f64 / rate as f64);
+    let mut k = 0;
+    while k < deltas {
+        tokio::time::sleep_until(due(k)).await;
+        let now = tokio::time::Instant::now();
+        while k < deltas && due(k) <= now {
+            sent.push(wall_clock_ms());
+            server.feed(text_delta(&format!("w{k:05} ")));
+            k += 1;
+        }
     }
     let send_span = first.elapsed();
-    let callbacks = wait_for_markers(&app).await;
+    let callbacks = wait_for_markers(&app, deltas).await;
     let seen = app
         .client()
         .execute("return window.__deltaSeen;", Vec::new())
@@ -337,7 +366,28 @@ async fn latency_run(interval: Duration) -> LatencyRun {
         .filter_map(|(seen, sent)| seen.map(|seen| seen - sent))
         .collect();
     let mut stamps: Vec<f64> = seen.iter().flatten().copied().collect();
+    #[allow(clippy::cast_precision_loss, reason = "delta counts are small")]
+    let shown_rate = match (stamps.first(), stamps.last()) {
+        (Some(first), Some(last)) if last > first => {
+            stamps.len() as f64 / ((last - first) / 1000.0)
+        }
+        _ => f64::NAN,
+    };
     stamps.dedup();
+    let tenth = (deltas / 10).max(1);
+    let tenth_median = |range: &[Option<f64>], sent: &[f64]| {
+        Stats::new(
+            range
+                .iter()
+                .zip(sent)
+                .filter_map(|(seen, sent)| seen.map(|seen| seen - sent))
+                .collect(),
+        )
+        .quantile(0.5)
+    };
+    let first_tenth = tenth_median(&seen[..tenth.min(seen.len())], &sent);
+    let from = seen.len().saturating_sub(tenth);
+    let last_tenth = tenth_median(&seen[from..], &sent[from.min(sent.len())..]);
 
     // A fed stream only ends when the client closes it: finish the message, then stop the run.
     server.feed(text_chunks(&[]).pop().unwrap());
@@ -351,33 +401,41 @@ async fn latency_run(interval: Duration) -> LatencyRun {
     let _closed = tokio::time::timeout(Duration::from_secs(10), server.client_closed()).await;
     app.close().await.unwrap();
     LatencyRun {
-        missing: DELTAS - latencies.len(),
+        missing: deltas - latencies.len(),
         latencies,
         updates: stamps.len(),
         callbacks,
         send_span,
+        shown_rate,
+        first_tenth,
+        last_tenth,
     }
 }
 
-async fn latency_bench(runs: usize, interval: Duration) {
+async fn latency_bench(runs: usize, rate: u64, deltas: usize) {
     println!(
-        "\nDelta -> DOM, {DELTAS} deltas one every {interval:?} (ms, wall clock: page's stamp minus feed time):"
+        "\nDelta -> DOM, {deltas} deltas offered at {rate}/s (ms, wall clock: page's stamp minus feed time):"
     );
-    println!("  run  p50_ms  p95_ms  max_ms  missing  updates  callbacks  send_span_ms");
+    println!(
+        "  run  p50_ms  p95_ms  max_ms  missing  updates  callbacks  send_span_ms  shown_per_s  first_10%_p50  last_10%_p50"
+    );
     let mut all = Vec::new();
     let mut run_medians = Vec::new();
     for run in 1..=runs {
-        let result = latency_run(interval).await;
+        let result = latency_run(rate, deltas).await;
         let stats = Stats::new(result.latencies.clone());
         println!(
-            "  {run:>3}  {:>6.1}  {:>6.1}  {:>6.1}  {:>7}  {:>7}  {:>9}  {:>12.0}",
+            "  {run:>3}  {:>6.1}  {:>6.1}  {:>6.1}  {:>7}  {:>7}  {:>9}  {:>12.0}  {:>11.0}  {:>13.1}  {:>12.1}",
             stats.quantile(0.5),
             stats.quantile(0.95),
             stats.max(),
             result.missing,
             result.updates,
             result.callbacks,
-            result.send_span.as_secs_f64() * 1000.0
+            result.send_span.as_secs_f64() * 1000.0,
+            result.shown_rate,
+            result.first_tenth,
+            result.last_tenth
         );
         run_medians.push(stats.quantile(0.5));
         all.extend(result.latencies);
@@ -407,7 +465,9 @@ async fn main() {
         stop_bench(options.runs).await;
     }
     if options.latency {
-        latency_bench(options.runs, options.interval).await;
+        for &rate in &options.rates {
+            latency_bench(options.runs, rate, options.deltas).await;
+        }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("\nload at the end: {}", load.trim());

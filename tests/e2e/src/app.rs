@@ -5,6 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
+use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use tempfile::TempDir;
@@ -19,6 +20,8 @@ const ELEMENT_DEADLINE: Duration = Duration::from_secs(30);
 const EXIT_DEADLINE: Duration = Duration::from_secs(10);
 /// How long [`AppUnderTest::close`] lets the app exit by itself after the session ended.
 const LINGER_DEADLINE: Duration = Duration::from_secs(2);
+/// How often [`AppUnderTest::open_quick_ask`] presses the shortcut again.
+const QUICK_ASK_POLL: Duration = Duration::from_millis(250);
 /// How often the harness looks whether the app is gone.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
@@ -168,6 +171,35 @@ impl AppUnderTest {
             .for_element(Locator::XPath(xpath))
             .await?;
         Ok(element)
+    }
+
+    /// Presses the default quick-ask shortcut (Ctrl+Alt+Space) on the app's X display with `xdotool` until a
+    /// window other than `main` exists, and returns that window's handle. The shortcut is registered while the
+    /// app starts, so the first presses may come before it is.
+    pub async fn open_quick_ask(&self, main: &WindowHandle) -> Result<WindowHandle, E2eError> {
+        let started = Instant::now();
+        loop {
+            let status = Command::new("xdotool")
+                .args(["key", "--clearmodifiers", "ctrl+alt+space"])
+                .status()
+                .map_err(E2eError::io("start xdotool"))?;
+            if !status.success() {
+                return Err(E2eError::Io {
+                    what: "xdotool key ctrl+alt+space".to_owned(),
+                    source: std::io::Error::other(format!("{status}")),
+                });
+            }
+            tokio::time::sleep(QUICK_ASK_POLL).await;
+            let windows = self.client.windows().await?;
+            if let Some(quick) = windows.into_iter().find(|handle| handle != main) {
+                return Ok(quick);
+            }
+            if started.elapsed() >= ELEMENT_DEADLINE {
+                return Err(E2eError::QuickAskNotOpened {
+                    seconds: ELEMENT_DEADLINE.as_secs(),
+                });
+            }
+        }
     }
 
     /// Saves a PNG of the window as `<artifacts>/<name>.png` and returns its path.

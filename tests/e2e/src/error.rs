@@ -46,6 +46,9 @@ pub enum E2eError {
     /// The app process was still there long after SIGKILL or SIGTERM.
     #[error("the app (pid {pid}) was still running {seconds} s after it was signalled to stop")]
     AppStillRunning { pid: i32, seconds: u64 },
+    /// The quick-ask shortcut, pressed again and again, opened no window.
+    #[error("Ctrl+Alt+Space (xdotool key) opened no quick-ask window within {seconds} s")]
+    QuickAskNotOpened { seconds: u64 },
     /// Stopping `tauri-driver` failed.
     #[error("cannot stop tauri-driver (pid {pid}): {source}")]
     DriverStop {

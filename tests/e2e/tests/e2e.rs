@@ -52,6 +52,9 @@ mod mcp_approval;
 // System notifications of a conversation out of sight, on a private session bus with a notification server.
 mod notifications;
 
+// The quick-ask window: the global shortcut opens it, its question is answered, the main window continues it.
+mod quick_ask;
+
 // Settings → Tools & servers against the real reference server: add, turn a tool off, remove, quit.
 mod mcp_settings;
 
