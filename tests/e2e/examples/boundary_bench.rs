@@ -360,11 +360,13 @@ async fn latency_run(rate: u64, deltas: usize) -> LatencyRun {
         .await
         .unwrap();
     let seen: Vec<Option<f64>> = seen.as_array().unwrap().iter().map(Value::as_f64).collect();
-    let latencies: Vec<f64> = seen
+    // Each delta's latency, in delta order (None: never shown).
+    let per_delta: Vec<Option<f64>> = seen
         .iter()
         .zip(&sent)
-        .filter_map(|(seen, sent)| seen.map(|seen| seen - sent))
+        .map(|(seen, sent)| seen.map(|seen| seen - sent))
         .collect();
+    let latencies: Vec<f64> = per_delta.iter().flatten().copied().collect();
     let mut stamps: Vec<f64> = seen.iter().flatten().copied().collect();
     #[allow(clippy::cast_precision_loss, reason = "delta counts are small")]
     let shown_rate = match (stamps.first(), stamps.last()) {
@@ -374,20 +376,11 @@ async fn latency_run(rate: u64, deltas: usize) -> LatencyRun {
         _ => f64::NAN,
     };
     stamps.dedup();
-    let tenth = (deltas / 10).max(1);
-    let tenth_median = |range: &[Option<f64>], sent: &[f64]| {
-        Stats::new(
-            range
-                .iter()
-                .zip(sent)
-                .filter_map(|(seen, sent)| seen.map(|seen| seen - sent))
-                .collect(),
-        )
-        .quantile(0.5)
-    };
-    let first_tenth = tenth_median(&seen[..tenth.min(seen.len())], &sent);
-    let from = seen.len().saturating_sub(tenth);
-    let last_tenth = tenth_median(&seen[from..], &sent[from.min(sent.len())..]);
+    let tenth = (deltas / 10).max(1).min(per_delta.len());
+    let median_of =
+        |range: &[Option<f64>]| Stats::new(range.iter().flatten().copied().collect()).quantile(0.5);
+    let first_tenth = median_of(&per_delta[..tenth]);
+    let last_tenth = median_of(&per_delta[per_delta.len() - tenth..]);
 
     // A fed stream only ends when the client closes it: finish the message, then stop the run.
     server.feed(text_chunks(&[]).pop().unwrap());
