@@ -77,7 +77,9 @@ pub use day_groups::{DayGroup, DayZone, group_by_day};
 pub use error::{StoreError, StoreErrorKind};
 pub use export::ExportFormat;
 pub use migrations::SCHEMA_VERSION;
-pub use recorder::{CHECKPOINT_INTERVAL_MS, CheckpointWrite, ConversationRecorder};
+pub use recorder::{
+    CHECKPOINT_COST_MULTIPLE, CHECKPOINT_INTERVAL_MS, CheckpointWrite, ConversationRecorder,
+};
 pub use run_logs::{NewRunLog, RUN_LOG_CAP_BYTES, StoredRun};
 pub use search::SearchHit;
 pub use snippet::SnippetPart;

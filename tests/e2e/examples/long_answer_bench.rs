@@ -4,7 +4,8 @@
 //! `scripts/bench-long-answer.sh --mb 1 --runs 3` (it builds the app like `scripts/test-e2e.sh` and runs this
 //! under Xvfb), or by hand: `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example long_answer_bench
 //! -- --mb 1 --runs 3`. `--inspector 1` opens the loop inspector before Send, to measure what it costs while
-//! the answer streams.
+//! the answer streams. `--progress 1` prints, every 10 s while the answer arrives, how many pages of blocks
+//! (64 each) the window shows and whether the server has sent its last byte, to see where a long run slows.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -33,8 +34,15 @@ use model_server::LaunchApp;
 
 const DELTA_CHARS: usize = 24;
 
-fn parse_options() -> (usize, usize, bool) {
-    let (mut megabytes, mut runs, mut inspector) = (1, 3, false);
+struct Options {
+    megabytes: usize,
+    runs: usize,
+    inspector: bool,
+    progress: bool,
+}
+
+fn parse_options() -> Options {
+    let (mut megabytes, mut runs, mut inspector, mut progress) = (1, 3, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value: usize = args
@@ -45,10 +53,63 @@ fn parse_options() -> (usize, usize, bool) {
             "--mb" => megabytes = value,
             "--runs" => runs = value,
             "--inspector" => inspector = value != 0,
-            other => panic!("unknown argument {other}; use --mb N --runs N --inspector 0|1"),
+            "--progress" => progress = value != 0,
+            other => {
+                panic!(
+                    "unknown argument {other}; use --mb N --runs N --inspector 0|1 --progress 0|1"
+                )
+            }
         }
     }
-    (megabytes, runs, inspector)
+    Options {
+        megabytes,
+        runs,
+        inspector,
+        progress,
+    }
+}
+
+/// The `count` slowest round trips, each with when it started (seconds after Send: probes start every 100 ms,
+/// or at once after a slower one).
+fn slowest(round_trips: &[Duration], count: usize) -> String {
+    let mut started = Duration::ZERO;
+    let mut timed: Vec<(Duration, Duration)> = round_trips
+        .iter()
+        .map(|&round_trip| {
+            let at = started;
+            started += round_trip.max(long_answer::PROBE_INTERVAL);
+            (round_trip, at)
+        })
+        .collect();
+    timed.sort_by(|a, b| b.0.cmp(&a.0));
+    timed
+        .iter()
+        .take(count)
+        .map(|(round_trip, at)| format!("{} ms at {:.1} s", ms(*round_trip), at.as_secs_f64()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every 10 s: seconds since Send, the answer's pages in the window, and whether the last byte is out.
+const PROGRESS_SCRIPT: &str =
+    r#"return document.querySelectorAll('[data-testid="assistant-text"] .md-page').length;"#;
+
+async fn report_progress(client: &fantoccini::Client, server_done: impl Fn() -> bool) {
+    let started = Instant::now();
+    let mut ticks = tokio::time::interval(Duration::from_secs(10));
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let sent = Instant::now();
+        let pages = client.execute(PROGRESS_SCRIPT, vec![]).await;
+        println!(
+            "  progress: {:>5.0} s  pages {}  last byte sent {}  (script {} ms)",
+            started.elapsed().as_secs_f64(),
+            pages.map_or_else(|error| error.to_string(), |pages| pages.to_string()),
+            server_done(),
+            ms(sent.elapsed())
+        );
+    }
 }
 
 fn ms(duration: Duration) -> String {
@@ -57,7 +118,12 @@ fn ms(duration: Duration) -> String {
 
 #[tokio::main]
 async fn main() {
-    let (megabytes, runs, inspector) = parse_options();
+    let Options {
+        megabytes,
+        runs,
+        inspector,
+        progress,
+    } = parse_options();
     let answer = markdown_answer(megabytes * 1_000_000);
     let deltas = answer.deltas(DELTA_CHARS);
     println!(
@@ -87,8 +153,16 @@ async fn main() {
         app.send_prompt("Write a very long structured document")
             .await
             .unwrap();
-        let seen =
-            probe_until_idle(&app, &answer.last_heading(), Duration::from_secs(60 * 30)).await;
+        let last_heading = answer.last_heading();
+        let probing = probe_until_idle(&app, &last_heading, Duration::from_secs(60 * 30));
+        let seen = if progress {
+            tokio::select! {
+                seen = probing => seen,
+                () = report_progress(app.client(), || server.last_byte_at().is_some()) => unreachable!(),
+            }
+        } else {
+            probing.await
+        };
         let idle_seen = Instant::now();
         let last_byte = server.last_byte_at().unwrap();
         println!(
@@ -101,6 +175,9 @@ async fn main() {
             ms(seen.until_idle),
             seen.complete_at_idle
         );
+        if progress {
+            println!("  slowest round trips: {}", slowest(&seen.round_trips, 5));
+        }
         app.close().await.unwrap();
     }
 }

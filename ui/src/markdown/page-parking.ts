@@ -1,21 +1,24 @@
 // Keeps a very long answer's DOM at a bounded size. Every finished page of blocks is in the DOM while the
 // answer's pages hold at most `liveBlocks` blocks together; beyond that, the pages far from the viewport are
 // parked: their blocks leave the DOM (the page keeps its height, so nothing moves) and only their HTML stays, as
-// the renderer made it. A parked page that comes near the viewport again (within a screen or two of it, seen by
-// an IntersectionObserver on the transcript's scroller) is rebuilt through the same sanitiser as before.
+// the renderer made it. A parked page that comes near the viewport again (within two screens of the scroller's
+// visible box) is rebuilt through the same sanitiser as before.
 //
 // Why: what the browser does per frame (style, layout, the walk of every layer on each scroll) grows with the
 // number of nodes in the document, so a 10 MB answer (some 180,000 blocks) made every frame of the window slow;
 // parked pages cost an empty element each. Answers below the budget (a 1 MB answer has some 18,000 blocks) are
 // never parked: all their text stays in the page, findable and selectable.
 //
-// Where there is no IntersectionObserver nothing is ever parked.
+// Which pages are near is found by a binary search over the pages' boxes (they are in document order), when
+// blocks arrive and once a frame while the scroller scrolls: a few box reads, whatever the number of pages. An
+// IntersectionObserver on every page cost the window time in every frame in proportion to the pages: at 10 MB
+// (some 2,700 pages) that was most of each frame.
 
 /** Blocks of one answer kept in the DOM at most (pages near the viewport are kept beyond it). */
 export const LIVE_BLOCKS = 24_576;
 
-/** How far beyond the scroller's visible box a page counts as near (a fraction of its height, each side). */
-const NEAR_MARGIN = "200% 0px";
+/** How far beyond the scroller's visible box a page counts as near, in heights of that box, each side. */
+const NEAR_SCREENS = 2;
 
 export const PARKED_ATTRIBUTE = "data-parked";
 
@@ -24,17 +27,20 @@ interface Page {
   /** The page's blocks as the renderer made them, not sanitised. */
   html: string[];
   live: boolean;
-  near: boolean;
+}
+
+/** The pages within reach of the viewport: indexes `first` to `last`, both included (empty when last < first). */
+interface NearPages {
+  first: number;
+  last: number;
 }
 
 export class PageParking {
   private readonly pages: Page[] = [];
-  private readonly byElement = new Map<Element, Page>();
-  /** Made when the budget is first exceeded (most answers never need one); null where there is none. */
-  private observer: IntersectionObserver | null | undefined;
-  private scroller: HTMLElement | null = null;
-  /** The observer reported where the pages are: until then none is known to be far. */
-  private located = false;
+  /** The element whose scrolling moves the pages (null: the document); undefined until first needed. */
+  private scroller: HTMLElement | null | undefined;
+  private following = false;
+  private frame: number | null = null;
   private liveCount = 0;
 
   /**
@@ -49,10 +55,7 @@ export class PageParking {
 
   /** Starts following a new page element (pages are added in order). */
   track(element: HTMLElement): void {
-    const page: Page = { element, html: [], live: true, near: false };
-    this.pages.push(page);
-    this.byElement.set(element, page);
-    this.observer?.observe(element);
+    this.pages.push({ element, html: [], live: true });
   }
 
   /** The page `index` received these blocks (already in its element). */
@@ -65,70 +68,104 @@ export class PageParking {
 
   /** Parks the pages farthest from the viewport until the live ones fit the budget. */
   enforce(): void {
-    if (this.liveCount <= this.liveBlocks || this.watch() === null || !this.located) return;
-    const nearest = this.pages.findIndex((page) => page.near);
-    const anchor = nearest === -1 ? this.pages.length - 1 : nearest;
-    // Farthest first, from both ends towards the nearest page; never the last page (it may still be filling)
-    // nor a near one.
+    if (this.liveCount <= this.liveBlocks) return;
+    this.follow();
+    const near = this.nearPages();
+    if (near !== null) this.parkFarthest(near);
+  }
+
+  /** Forgets every page (the text was replaced). */
+  clear(): void {
+    this.pages.length = 0;
+    this.liveCount = 0;
+  }
+
+  /** Stops following the viewport; the view is going away. */
+  dispose(): void {
+    this.clear();
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    this.frame = null;
+    if (this.following) this.scrollTarget().removeEventListener("scroll", this.onScroll);
+    this.following = false;
+  }
+
+  private readonly onScroll = (): void => {
+    if (this.frame !== null) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.settle();
+    });
+  };
+
+  /** Rebuilds the parked pages that came near, then parks far ones if the budget is exceeded again. */
+  private settle(): void {
+    const near = this.nearPages();
+    if (near === null) return;
+    const coming = this.pages.slice(near.first, near.last + 1).filter((page) => !page.live);
+    if (coming.length > 0) this.unpark(coming);
+    if (this.liveCount > this.liveBlocks) this.parkFarthest(near);
+  }
+
+  /** Listens to the scroller from the first time the budget is exceeded (most answers never need it). */
+  private follow(): void {
+    if (this.following) return;
+    this.scrollTarget().addEventListener("scroll", this.onScroll, { passive: true });
+    this.following = true;
+  }
+
+  private scrollTarget(): HTMLElement | Window {
+    if (this.scroller === undefined) this.scroller = scrollerOf(this.root);
+    return this.scroller ?? window;
+  }
+
+  /** The pages within NEAR_SCREENS of the visible box, or null when the view is not laid out (hidden). */
+  private nearPages(): NearPages | null {
+    this.scrollTarget();
+    const view = this.scroller?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
+    const height = view.bottom - view.top;
+    if (height <= 0 || this.pages.length === 0) return null;
+    const low = view.top - NEAR_SCREENS * height;
+    const high = view.bottom + NEAR_SCREENS * height;
+    // Pages are in document order, so both their tops and their bottoms only grow with the index.
+    const first = this.firstIndex((box) => box.bottom > low);
+    const last = this.firstIndex((box) => box.top >= high) - 1;
+    return { first, last };
+  }
+
+  /** The first page whose box satisfies `test` (which, once true, stays true for later pages); or the count. */
+  private firstIndex(test: (box: DOMRect) => boolean): number {
+    let low = 0;
+    let high = this.pages.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const page = this.pages[middle];
+      if (page !== undefined && test(page.element.getBoundingClientRect())) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+
+  /**
+   * Parks live pages outside `near`, farthest first from both ends towards it, until the budget holds; never the
+   * last page (it may still be filling).
+   */
+  private parkFarthest(near: NearPages): void {
     const chosen: Page[] = [];
     let live = this.liveCount;
+    const lowEnd = Math.min(near.first, this.pages.length - 1);
     let low = 0;
     let high = this.pages.length - 2;
-    while (live > this.liveBlocks && low <= high) {
-      const index = anchor - low >= high - anchor ? low++ : high--;
+    while (live > this.liveBlocks && (low < lowEnd || high > near.last)) {
+      const fromLow = low < lowEnd && (high <= near.last || near.first - low >= high - near.last);
+      const index = fromLow ? low++ : high--;
       const page = this.pages[index];
-      if (page === undefined || !page.live || page.near) continue;
+      if (page === undefined || !page.live) continue;
       chosen.push(page);
       live -= page.html.length;
     }
     // Every height is read before anything is written, so the pass costs one layout, not one per page.
     const heights = chosen.map((page) => page.element.getBoundingClientRect().height);
     chosen.forEach((page, index) => this.park(page, heights[index] ?? 0));
-  }
-
-  /** Forgets every page (the text was replaced). */
-  clear(): void {
-    this.observer?.disconnect();
-    this.pages.length = 0;
-    this.byElement.clear();
-    this.located = false;
-    this.liveCount = 0;
-  }
-
-  /** Stops observing; the view is going away. */
-  dispose(): void {
-    this.clear();
-    this.observer = null;
-  }
-
-  /** The observer, made on first use and given every page so far. */
-  private watch(): IntersectionObserver | null {
-    if (this.observer !== undefined) return this.observer;
-    if (typeof IntersectionObserver === "undefined") {
-      this.observer = null;
-      return null;
-    }
-    this.scroller = scrollerOf(this.root);
-    const observer = new IntersectionObserver((entries) => this.onIntersections(entries), {
-      root: this.scroller,
-      rootMargin: NEAR_MARGIN,
-    });
-    for (const page of this.pages) observer.observe(page.element);
-    this.observer = observer;
-    return observer;
-  }
-
-  private onIntersections(entries: readonly IntersectionObserverEntry[]): void {
-    const coming: Page[] = [];
-    for (const entry of entries) {
-      const page = this.byElement.get(entry.target);
-      if (page === undefined) continue;
-      page.near = entry.isIntersecting;
-      if (page.near && !page.live) coming.push(page);
-    }
-    if (coming.length > 0) this.unpark(coming);
-    this.located = true;
-    this.enforce();
   }
 
   private park(page: Page, height: number): void {
@@ -162,7 +199,7 @@ export class PageParking {
       if (was?.above === true) change += page.element.getBoundingClientRect().height - was.height;
     });
     if (change === 0) return;
-    if (this.scroller !== null) this.scroller.scrollTop += change;
+    if (this.scroller !== null && this.scroller !== undefined) this.scroller.scrollTop += change;
     else window.scrollBy(0, change);
   }
 }

@@ -2,7 +2,10 @@
 //!
 //! Messages are anything that serialises to pi's message JSON: the host passes `pi_agent::AgentMessage`s from
 //! the events as they are; a partial is serialised only when a checkpoint is actually due, so a long stream
-//! costs one serialisation per second, not one per delta.
+//! costs one serialisation per second, not one per delta. A checkpoint rewrites the whole partial (its row and
+//! its search index), so its cost grows with the message: the next one waits at least
+//! [`CHECKPOINT_COST_MULTIPLE`] times as long as the last one took, and checkpoints of a very long answer stay
+//! a small share of the host's time instead of taking a core from the window.
 //!
 //! Event mapping ([`ConversationRecorder::on_agent_event`] does it, or the host's subscriber by hand): `message_update` of the assistant message →
 //! [`ConversationRecorder::on_message_update`] with the partial message; `message_end` of any message →
@@ -14,6 +17,7 @@
 //! conversation in memory.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use pi_agent::AgentEvent;
 use serde::Serialize;
@@ -27,12 +31,16 @@ use super::store_handle::Store;
 /// The least time between two checkpoints of one streaming message.
 pub const CHECKPOINT_INTERVAL_MS: i64 = 1_000;
 
+/// After a checkpoint that took `t`, the next one of the same message waits at least this many times `t` (and
+/// never less than [`CHECKPOINT_INTERVAL_MS`]): checkpoints take at most about a tenth of the host's time.
+pub const CHECKPOINT_COST_MULTIPLE: i64 = 10;
+
 /// What [`ConversationRecorder::on_message_update`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckpointWrite {
     /// The partial message was saved.
     Written,
-    /// Less than [`CHECKPOINT_INTERVAL_MS`] passed since the last checkpoint; nothing was written.
+    /// The last checkpoint was too recent (see [`CHECKPOINT_INTERVAL_MS`]); nothing was written.
     Throttled,
 }
 
@@ -55,6 +63,19 @@ struct StreamingCheckpoint {
     /// When a checkpoint was last attempted; failed attempts are throttled too, so a full disk is not asked
     /// again on every delta.
     attempted_at: i64,
+    /// How long after `attempted_at` the next checkpoint is due.
+    wait_ms: i64,
+}
+
+impl StreamingCheckpoint {
+    fn due(&self, now: i64) -> bool {
+        now - self.attempted_at >= self.wait_ms
+    }
+}
+
+/// The wait before the next checkpoint, after one whose work took `cost_ms`.
+fn checkpoint_wait_ms(cost_ms: i64) -> i64 {
+    CHECKPOINT_INTERVAL_MS.max(cost_ms.saturating_mul(CHECKPOINT_COST_MULTIPLE))
 }
 
 #[derive(Debug)]
@@ -136,12 +157,12 @@ impl ConversationRecorder {
     }
 
     fn checkpoint_due(&self, now: i64) -> bool {
-        self.streaming
-            .is_none_or(|streaming| now - streaming.attempted_at >= CHECKPOINT_INTERVAL_MS)
+        self.streaming.is_none_or(|streaming| streaming.due(now))
     }
 
-    /// A streaming update of the assistant message: saves `partial` if this is the message's first update or at
-    /// least [`CHECKPOINT_INTERVAL_MS`] passed since its last checkpoint; otherwise does nothing.
+    /// A streaming update of the assistant message: saves `partial` if this is the message's first update or its
+    /// last checkpoint is long enough ago (at least [`CHECKPOINT_INTERVAL_MS`], more after a slow one);
+    /// otherwise does nothing.
     pub fn on_message_update<M: Serialize + ?Sized>(
         &mut self,
         partial: &M,
@@ -220,19 +241,48 @@ impl ConversationRecorder {
         now: i64,
     ) -> Result<(), StoreError> {
         let known_seq = self.streaming.and_then(|streaming| streaming.seq);
+        let started = Instant::now();
+        // Until it succeeds, the attempt is throttled like the last checkpoint was.
+        let wait_ms = self
+            .streaming
+            .map_or(CHECKPOINT_INTERVAL_MS, |streaming| streaming.wait_ms);
         self.streaming = Some(StreamingCheckpoint {
             seq: known_seq,
             attempted_at: now,
+            wait_ms,
         });
         // Earlier messages first, or the checkpoint would take their place in the order.
         self.flush_unsaved()?;
         let seq = self
             .store
             .write_checkpoint(&self.conversation_id, known_seq, partial)?;
+        let cost_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         self.streaming = Some(StreamingCheckpoint {
             seq: Some(seq),
             attempted_at: now,
+            wait_ms: checkpoint_wait_ms(cost_ms),
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CHECKPOINT_INTERVAL_MS, StreamingCheckpoint, checkpoint_wait_ms};
+
+    #[test]
+    fn a_slow_checkpoint_spaces_out_the_next_ones() {
+        assert_eq!(checkpoint_wait_ms(0), CHECKPOINT_INTERVAL_MS);
+        assert_eq!(checkpoint_wait_ms(99), CHECKPOINT_INTERVAL_MS);
+        assert_eq!(checkpoint_wait_ms(400), 4_000);
+        assert_eq!(checkpoint_wait_ms(i64::MAX), i64::MAX);
+        let after_slow = StreamingCheckpoint {
+            seq: Some(1),
+            attempted_at: 10_000,
+            wait_ms: checkpoint_wait_ms(400),
+        };
+        assert!(!after_slow.due(10_000 + CHECKPOINT_INTERVAL_MS));
+        assert!(!after_slow.due(13_999));
+        assert!(after_slow.due(14_000));
     }
 }
