@@ -5,7 +5,10 @@
 //! under Xvfb), or by hand: `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example long_answer_bench
 //! -- --mb 1 --runs 3`. `--inspector 1` opens the loop inspector before Send, to measure what it costs while
 //! the answer streams. `--progress 1` prints, every 10 s while the answer arrives, how many pages of blocks
-//! (64 each) the window shows and whether the server has sent its last byte, to see where a long run slows.
+//! (64 each) the window shows and whether the server has sent its last byte, to see where a long run slows, and
+//! at the end the slowest round trips and the longest gaps between the page's animation frames, each with when
+//! it happened: a slow round trip without a gap in the page was slow outside the page. `--warm 1` has a short
+//! answer arrive and finish first, so the long one meets a window that has already rendered an answer.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -39,10 +42,11 @@ struct Options {
     runs: usize,
     inspector: bool,
     progress: bool,
+    warm: bool,
 }
 
 fn parse_options() -> Options {
-    let (mut megabytes, mut runs, mut inspector, mut progress) = (1, 3, false, false);
+    let (mut megabytes, mut runs, mut inspector, mut progress, mut warm) = (1, 3, false, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value: usize = args
@@ -54,6 +58,7 @@ fn parse_options() -> Options {
             "--runs" => runs = value,
             "--inspector" => inspector = value != 0,
             "--progress" => progress = value != 0,
+            "--warm" => warm = value != 0,
             other => {
                 panic!(
                     "unknown argument {other}; use --mb N --runs N --inspector 0|1 --progress 0|1"
@@ -66,7 +71,44 @@ fn parse_options() -> Options {
         runs,
         inspector,
         progress,
+        warm,
     }
+}
+
+/// From Send on, the page notes every gap of more than 100 ms between two animation frames: [start, length] in
+/// ms after Send.
+const FRAME_GAPS_SCRIPT: &str = r#"
+window.__frameGaps = [];
+const origin = performance.now();
+let last = origin;
+const frame = (now) => {
+  if (now - last > 100) window.__frameGaps.push([Math.round(last - origin), Math.round(now - last)]);
+  last = now;
+  requestAnimationFrame(frame);
+};
+requestAnimationFrame(frame);
+"#;
+
+/// The `count` longest frame gaps the page noted.
+async fn longest_frame_gaps(client: &fantoccini::Client, count: usize) -> String {
+    let gaps = client
+        .execute("return window.__frameGaps;", vec![])
+        .await
+        .unwrap();
+    let mut gaps: Vec<(u64, u64)> = gaps
+        .as_array()
+        .map(|gaps| {
+            gaps.iter()
+                .filter_map(|gap| Some((gap[0].as_u64()?, gap[1].as_u64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    gaps.sort_by(|a, b| b.1.cmp(&a.1));
+    gaps.iter()
+        .take(count)
+        .map(|(at, length)| format!("{length} ms at {}.{} s", at / 1000, at % 1000 / 100))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The `count` slowest round trips, each with when it started (seconds after Send: probes start every 100 ms,
@@ -123,6 +165,7 @@ async fn main() {
         runs,
         inspector,
         progress,
+        warm,
     } = parse_options();
     let answer = markdown_answer(megabytes * 1_000_000);
     let deltas = answer.deltas(DELTA_CHARS);
@@ -137,7 +180,10 @@ async fn main() {
         "run  probes  p50_ms  p95_ms  max_ms  last_byte_to_idle_ms  send_to_idle_ms  complete_at_idle"
     );
     for run in 1..=runs {
-        let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&deltas))])
+        let warm_up = Reply::Stream(text_chunks(&["A **short** answer first."]));
+        let long = Reply::Stream(text_chunks(&deltas));
+        let replies = if warm { vec![warm_up, long] } else { vec![long] };
+        let server = OpenAiServer::start(replies)
             .await
             .unwrap();
         let app = server.launch_app().await;
@@ -149,6 +195,18 @@ async fn main() {
                 .await
                 .unwrap();
             app.find_test_id("inspector-panel").await.unwrap();
+        }
+        if warm {
+            app.send_prompt("Say something short").await.unwrap();
+            app.wait_for_xpath("//*[@data-testid='assistant-text']//strong[text()='short']")
+                .await
+                .unwrap();
+            app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+                .await
+                .unwrap();
+        }
+        if progress {
+            app.client().execute(FRAME_GAPS_SCRIPT, vec![]).await.unwrap();
         }
         app.send_prompt("Write a very long structured document")
             .await
@@ -177,6 +235,10 @@ async fn main() {
         );
         if progress {
             println!("  slowest round trips: {}", slowest(&seen.round_trips, 5));
+            println!(
+                "  longest frame gaps in the page: {}",
+                longest_frame_gaps(app.client(), 5).await
+            );
         }
         app.close().await.unwrap();
     }

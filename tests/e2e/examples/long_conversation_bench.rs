@@ -1,0 +1,322 @@
+//! A long conversation in the real window, reported and never asserted: a conversation of 10,000 messages, 1,000
+//! of them tool calls with their results, is written through the app's own store before the app starts; then the
+//! time from a click on it in the sidebar to its last answer's text on screen (in the page, `performance.now()`,
+//! checked once a frame), the frame intervals while the transcript scrolls from the top to the bottom a step a
+//! frame, and the memory of all app processes (PSS) before and with it open. Run it with
+//! `scripts/bench-long-conversation.sh` (it builds the app like `scripts/test-e2e.sh` and runs this under Xvfb);
+//! `--messages N` (a multiple of 10, default 10,000), `--runs N` (default 1), `--step PX` (scrolled per frame,
+//! default 1,000).
+#![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark aborts on the first failed step, like a test"
+)]
+
+#[allow(dead_code, reason = "shared with the tests, which use more of it")]
+#[path = "../tests/support/model_server.rs"]
+mod model_server;
+
+#[allow(dead_code, reason = "shared with the other benchmarks, which use more of it")]
+#[path = "../tests/support/app_processes.rs"]
+mod app_processes;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use desktop_host::store::{DATABASE_FILE_NAME, Store};
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_test_support::openai::OpenAiServer;
+use serde_json::{Value, json};
+
+use app_processes::app_pss_kib;
+use model_server::LaunchApp;
+
+/// The long conversation's title comes from its first question, which starts with this.
+const TITLE: &str = "A year of questions";
+/// How long memory is left to settle before it is read.
+const SETTLE: Duration = Duration::from_secs(5);
+
+struct Options {
+    messages: usize,
+    runs: usize,
+    step: u32,
+}
+
+fn parse_options() -> Options {
+    let mut options = Options {
+        messages: 10_000,
+        runs: 1,
+        step: 1_000,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value: usize = args
+            .next()
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("{arg} needs a number"));
+        match arg.as_str() {
+            "--messages" => options.messages = value,
+            "--runs" => options.runs = value,
+            "--step" => options.step = u32::try_from(value).unwrap(),
+            other => panic!("unknown argument {other}; use --messages N --runs N --step PX"),
+        }
+    }
+    assert!(
+        options.messages >= 10 && options.messages.is_multiple_of(10),
+        "--messages must be a multiple of 10"
+    );
+    options
+}
+
+fn user(index: usize, timestamp: i64) -> Value {
+    let text = if index == 0 {
+        format!("{TITLE}, the first: what is in my Downloads?")
+    } else {
+        format!("Question {index}: what changed in my Downloads since the last one?")
+    };
+    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp})
+}
+
+fn assistant(content: Value, stop_reason: &str, timestamp: i64) -> Value {
+    json!({
+        "role": "assistant",
+        "content": content,
+        "api": "openai-completions",
+        "provider": "openai",
+        "model": "test-model",
+        "usage": {"input": 120, "output": 80, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 200,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": stop_reason,
+        "timestamp": timestamp,
+    })
+}
+
+fn answer_text(index: usize) -> String {
+    format!(
+        "Answer {index}: three files are new since the last question.\n\n\
+         - **report-{index}.pdf**, 2.1 MB\n- `notes-{index}.txt`, 4 KB\n- photo-{index}.jpg, 3.4 MB\n\n\
+         The report is the largest; the [notes](https://example.com/{index}) are plain text."
+    )
+}
+
+/// The messages of exchange `index`: a question and its answer, and in every fourth exchange a tool call and its
+/// result before the answer.
+fn exchange(index: usize, timestamp: i64) -> Vec<Value> {
+    let answer = assistant(
+        json!([{"type": "text", "text": answer_text(index)}]),
+        "stop",
+        timestamp,
+    );
+    if index % 4 != 3 {
+        return vec![user(index, timestamp), answer];
+    }
+    let call_id = format!("call_{index}");
+    vec![
+        user(index, timestamp),
+        assistant(
+            json!([{"type": "toolCall", "id": call_id, "name": "list_files",
+                    "arguments": {"folder": "Downloads"}}]),
+            "toolUse",
+            timestamp,
+        ),
+        json!({"role": "toolResult", "toolCallId": call_id, "toolName": "list_files",
+               "content": [{"type": "text",
+                            "text": format!("report-{index}.pdf\nnotes-{index}.txt\nphoto-{index}.jpg")}],
+               "isError": false, "timestamp": timestamp}),
+        answer,
+    ]
+}
+
+/// Writes the long conversation, then a short newer one, into the database the app opens from `home`; returns
+/// the marker of the long one's last answer and how many tool calls it holds.
+fn seed(home: &Path, messages: usize) -> (String, usize) {
+    let data = home.join(".local/share/dev.pi.desktop");
+    std::fs::create_dir_all(&data).unwrap();
+    let store = Store::open(&data.join(DATABASE_FILE_NAME)).unwrap().store;
+    let long = store.create_conversation(Some("test-model")).unwrap();
+    let started = 1_767_225_600_000_i64;
+    let (mut written, mut index, mut tools) = (0, 0, 0);
+    // Exchanges of 2 and 4 messages, 3 plain ones to a tool one: 10 messages per 4 exchanges.
+    while written < messages {
+        let timestamp = started + i64::try_from(index).unwrap() * 60_000;
+        let batch = exchange(index, timestamp);
+        if batch.len() == 4 {
+            tools += 1;
+        }
+        for message in &batch {
+            store.append_message(&long.id, message).unwrap();
+        }
+        written += batch.len();
+        index += 1;
+    }
+    let short = store.create_conversation(Some("test-model")).unwrap();
+    store
+        .append_message(&short.id, &user(1, started))
+        .unwrap();
+    store
+        .append_message(
+            &short.id,
+            &assistant(json!([{"type": "text", "text": "Nothing new."}]), "stop", started),
+        )
+        .unwrap();
+    (format!("Answer {}:", index - 1), tools)
+}
+
+/// Clicks the long conversation in the sidebar; the page then stamps, once a frame, when its last answer's text is
+/// on screen (`window.__opened`, milliseconds after the click).
+const OPEN_SCRIPT: &str = r#"
+const [title, marker] = arguments;
+const item = [...document.querySelectorAll('[data-testid="conversation-item"]')]
+  .find((element) => element.textContent.includes(title));
+if (item === undefined) return `no conversation titled ${title} in the sidebar`;
+const open = item.querySelector('[data-testid="conversation-open"]') ?? item;
+window.__opened = null;
+const started = performance.now();
+const check = () => {
+  const answers = document.querySelectorAll('[data-testid="message-assistant"]');
+  const last = answers[answers.length - 1];
+  if (last !== undefined && last.textContent.includes(marker)) {
+    window.__opened = performance.now() - started;
+    return;
+  }
+  requestAnimationFrame(check);
+};
+open.click();
+requestAnimationFrame(check);
+return null;
+"#;
+
+/// Scrolls the transcript to the top, then down by `arguments[0]` px a frame to the bottom, recording the
+/// intervals between frames (`window.__scrolled`).
+const SCROLL_SCRIPT: &str = r#"
+const step = arguments[0];
+const list = document.querySelector('[data-testid="message-list"]');
+window.__scrolled = null;
+list.scrollTop = 0;
+const gaps = [];
+let last = null;
+let frames = 0;
+const tick = (now) => {
+  if (last !== null) gaps.push(now - last);
+  last = now;
+  frames += 1;
+  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 1;
+  if ((atBottom && frames > 2) || frames > 100000) {
+    window.__scrolled = { gaps, height: list.scrollHeight };
+    return;
+  }
+  list.scrollTop += step;
+  requestAnimationFrame(tick);
+};
+requestAnimationFrame(tick);
+"#;
+
+async fn poll(app: &AppUnderTest, script: &str, deadline: Duration) -> Value {
+    let started = Instant::now();
+    loop {
+        let value = app.client().execute(script, vec![]).await.unwrap();
+        if !value.is_null() {
+            return value;
+        }
+        assert!(started.elapsed() < deadline, "no answer to {script} within {deadline:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "a rank within a list"
+    )]
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[allow(clippy::cast_precision_loss, reason = "KiB to MiB for a report")]
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+#[tokio::main]
+async fn main() {
+    let options = parse_options();
+    println!(
+        "run  seed_s  tools  open_ms  frames  frame_p50_ms  frame_p95_ms  frame_max_ms  over_17ms  idle_pss_mib  open_pss_mib  load"
+    );
+    for run in 1..=options.runs {
+        let home = tempfile::Builder::new()
+            .prefix("pi-desktop-e2e-home-")
+            .tempdir()
+            .unwrap();
+        let seeding = Instant::now();
+        let (marker, tools) = seed(home.path(), options.messages);
+        let seed_s = seeding.elapsed().as_secs_f64();
+        // No request is made: the server only gives the app a usable model.
+        let server = OpenAiServer::start(vec![]).await.unwrap();
+        let app = AppUnderTest::launch_in(
+            home,
+            LaunchOptions {
+                envs: server.app_envs(),
+                args: Vec::new(),
+            },
+        )
+        .await
+        .unwrap();
+        app.wait_for_css(r#"[data-testid="conversation-item"]"#)
+            .await
+            .unwrap();
+        tokio::time::sleep(SETTLE).await;
+        let idle = app_pss_kib(app.home());
+
+        let clicked = app
+            .client()
+            .execute(OPEN_SCRIPT, vec![Value::from(TITLE), Value::from(marker)])
+            .await
+            .unwrap();
+        assert!(clicked.is_null(), "{clicked}");
+        let opened = poll(&app, "return window.__opened;", Duration::from_secs(300)).await;
+        tokio::time::sleep(SETTLE).await;
+        let open = app_pss_kib(app.home());
+
+        app.client()
+            .execute(SCROLL_SCRIPT, vec![Value::from(options.step)])
+            .await
+            .unwrap();
+        let scrolled = poll(&app, "return window.__scrolled;", Duration::from_secs(900)).await;
+        let mut gaps: Vec<f64> = scrolled["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        gaps.sort_by(f64::total_cmp);
+        let over = gaps.iter().filter(|gap| **gap > 17.0).count();
+        println!(
+            "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>7.0}  {:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
+            opened.as_f64().unwrap_or(f64::NAN),
+            gaps.len(),
+            quantile(&gaps, 0.5),
+            quantile(&gaps, 0.95),
+            gaps.last().copied().unwrap_or(0.0),
+            mib(idle),
+            mib(open),
+            load_average()
+        );
+        app.close().await.unwrap();
+    }
+}

@@ -1,0 +1,100 @@
+//! The app's processes as /proc shows them, for the benchmarks: the `pi-desktop` process of one launch (found by
+//! its home), the WebKit processes below it, and their memory.
+
+use std::path::Path;
+
+pub(crate) struct Process {
+    pub(crate) pid: u32,
+    pub(crate) parent: u32,
+    pub(crate) kind: String,
+    pub(crate) started_ticks: u64,
+}
+
+pub(crate) fn processes() -> Vec<Process> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
+        let Some((_, fields)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = fields.split_whitespace().collect();
+        let (Some(parent), Some(started)) = (fields.get(1), fields.get(19)) else {
+            continue;
+        };
+        let argv0 = std::fs::read(entry.path().join("cmdline"))
+            .ok()
+            .and_then(|cmdline| {
+                cmdline
+                    .split(|byte| *byte == 0)
+                    .next()
+                    .map(|first| String::from_utf8_lossy(first).into_owned())
+            })
+            .unwrap_or_default();
+        let kind = Path::new(&argv0)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        found.push(Process {
+            pid,
+            parent: parent.parse().unwrap_or(0),
+            kind,
+            started_ticks: started.parse().unwrap_or(0),
+        });
+    }
+    found
+}
+
+/// The `pi-desktop` process whose environment has `HOME=home` (each launch has its own home).
+pub(crate) fn app_process(home: &Path) -> Option<Process> {
+    let wanted = format!("HOME={}", home.display());
+    processes().into_iter().find(|process| {
+        process.kind == "pi-desktop"
+            && std::fs::read(format!("/proc/{}/environ", process.pid)).is_ok_and(|environ| {
+                environ
+                    .split(|byte| *byte == 0)
+                    .any(|entry| entry == wanted.as_bytes())
+            })
+    })
+}
+
+/// `root` and every process below it.
+pub(crate) fn with_descendants(root: u32) -> Vec<Process> {
+    let all = processes();
+    let mut tree = vec![root];
+    let mut index = 0;
+    while index < tree.len() {
+        let parent = tree[index];
+        tree.extend(all.iter().filter(|p| p.parent == parent).map(|p| p.pid));
+        index += 1;
+    }
+    all.into_iter().filter(|p| tree.contains(&p.pid)).collect()
+}
+
+/// (RSS, PSS) in KiB from /proc/PID/smaps_rollup.
+pub(crate) fn rss_pss_kib(pid: u32) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|kib| kib.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("Rss:"), field("Pss:"))
+}
+
+/// PSS in KiB of the launch's `pi-desktop` process and every process below it (0 when it is gone).
+pub(crate) fn app_pss_kib(home: &Path) -> u64 {
+    app_process(home).map_or(0, |app| {
+        with_descendants(app.pid)
+            .iter()
+            .map(|process| rss_pss_kib(process.pid).1)
+            .sum()
+    })
+}
