@@ -2,7 +2,7 @@
 // header, error banner, transcript, queued messages, composer and status line, plus the settings panel and the
 // loop inspector beside the conversation (Ctrl+I), whose Replay shows a past run in the transcript. The window's
 // keyboard shortcuts (../shortcuts/shortcuts.ts) are handled here, and the shortcuts sheet (Ctrl+/) opens here.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
@@ -83,7 +83,10 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
   const [sidebarOpen, setSidebarOpen] = useState(() => window.innerWidth >= WIDE_WINDOW_PX);
   const scroller = useRef<HTMLElement>(null);
   const content = useRef<HTMLDivElement>(null);
-  const { scrollToBottom } = useStickToBottom(scroller, content);
+  const stick = useStickToBottom(scroller, content);
+  const { scrollToBottom } = stick;
+  // A conversation opens at its end, whatever the one shown before was scrolled to (before the paint).
+  useLayoutEffect(() => scrollToBottom(), [shown.conversationId, scrollToBottom]);
   const [backlog] = useState(() => new RenderBacklog());
   // The run's end is shown (idle, Send) only once the answer's text is on screen too.
   const caughtUp = useCaughtUp(backlog);
@@ -308,6 +311,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
               onRetry={replay === null ? intents.retry : () => undefined}
               scroller={scroller}
               content={content}
+              stick={stick}
               setup={showsSetupCard(provider, shown) && replay === null ? <SetupCard onConfigured={onSettingsChanged} /> : null}
               onResend={replay === null && blocked === null ? (text) => void intents.send(text) : undefined}
               messages={replay === null ? intents.messages : undefined}

@@ -1,38 +1,66 @@
 // Auto-scroll that follows the stream only while the user is at the bottom: scrolling up stops it, scrolling
 // back down resumes it. Growth is observed on the content element, so Markdown rendered a frame later counts.
-import { useCallback, useEffect, useRef, type RefObject } from "react";
+import { useCallback, useEffect, useMemo, useRef, type RefObject } from "react";
 
 /** How close to the bottom (px) still counts as "at the bottom". */
 const BOTTOM_SLACK_PX = 48;
 
+export interface BottomStick {
+  /** Puts the view at the bottom and makes it follow the bottom again. */
+  scrollToBottom: () => void;
+  /** Whether the view follows the bottom now. */
+  isStuck: () => boolean;
+  /**
+   * Puts the view back at the bottom if it follows it: for content that changed its height in a way the content's
+   * ResizeObserver may see only after the scroll event it caused (see WindowedRows).
+   */
+  holdBottom: () => void;
+}
+
 export function useStickToBottom(
   scroller: RefObject<HTMLElement | null>,
   content: RefObject<HTMLElement | null>,
-): { scrollToBottom: () => void } {
+): BottomStick {
   const stick = useRef(true);
+  /** Where the view was last seen or put by this hook: a scroll event above it is the user scrolling up. */
+  const lastTop = useRef(0);
+
+  const isStuck = useCallback(() => stick.current, []);
+
+  const pin = useCallback((element: HTMLElement) => {
+    element.scrollTop = element.scrollHeight;
+    lastTop.current = element.scrollTop;
+  }, []);
 
   const scrollToBottom = useCallback(() => {
     stick.current = true;
     const element = scroller.current;
-    if (element !== null) element.scrollTop = element.scrollHeight;
-  }, [scroller]);
+    if (element !== null) pin(element);
+  }, [scroller, pin]);
+
+  const holdBottom = useCallback(() => {
+    const element = scroller.current;
+    if (stick.current && element !== null) pin(element);
+  }, [scroller, pin]);
 
   useEffect(() => {
     const element = scroller.current;
     const inner = content.current;
     if (element === null || inner === null) return;
-    // Content growing never moves scrollTop up, so only the user does: scrolling up releases the stream,
-    // reaching the bottom again re-attaches it. (Comparing against the bottom alone would race with growth:
-    // a scroll event can arrive after the content grew again.)
-    let lastTop = element.scrollTop;
+    // Only the user moves scrollTop up from where it was last seen or pinned: scrolling up releases the stream,
+    // reaching the bottom again re-attaches it. (Comparing against the bottom alone would race with growth: a
+    // scroll event can arrive after the content grew again. Content that shrinks, as a long conversation's rows
+    // do when their estimated heights give way to measured ones, moves scrollTop up too; it is pinned before its
+    // scroll event arrives, here or by holdBottom, so the event finds the view where it was put.)
+    lastTop.current = element.scrollTop;
     const onScroll = () => {
       const top = element.scrollTop;
-      if (top < lastTop - 1) stick.current = false;
+      if (top < lastTop.current - 1) stick.current = false;
       if (element.scrollHeight - top - element.clientHeight <= BOTTOM_SLACK_PX) stick.current = true;
-      lastTop = top;
+      lastTop.current = top;
     };
     const observer = new ResizeObserver(() => {
-      if (stick.current) element.scrollTop = element.scrollHeight;
+      if (stick.current) pin(element);
     });
     element.addEventListener("scroll", onScroll, { passive: true });
     observer.observe(inner);
@@ -40,7 +68,7 @@ export function useStickToBottom(
       element.removeEventListener("scroll", onScroll);
       observer.disconnect();
     };
-  }, [scroller, content]);
+  }, [scroller, content, pin]);
 
-  return { scrollToBottom };
+  return useMemo(() => ({ scrollToBottom, isStuck, holdBottom }), [scrollToBottom, isStuck, holdBottom]);
 }

@@ -1,0 +1,102 @@
+// A long conversation's rows, of which only those near the viewport are mounted (@tanstack/react-virtual). Each
+// mounted row is measured when it mounts and whenever it changes size (the library's ResizeObserver), the others
+// are placed by their measured or estimated heights. The mounted rows stay in the document's flow, inside one
+// element whose padding stands in for the rows above and below them: a row that grows pushes the rows after it
+// as in the full list, and the transcript's own height follows at once (what useStickToBottom observes).
+//
+// Who moves the scroll position: while the view sticks to the bottom, useStickToBottom alone (any growth keeps
+// the bottom in view); once the user scrolled up, the library alone, and only to keep what is in view in place
+// when a row above it changes size (its first measurement replacing the estimate, or a re-render above).
+import { useVirtualizer, type VirtualItem, type Virtualizer } from "@tanstack/react-virtual";
+import { useCallback, useLayoutEffect, useRef, type ReactNode, type RefObject } from "react";
+
+import type { ShownItem } from "../../state/versions";
+import { estimateRowHeight } from "./row-height-estimate";
+import type { BottomStick } from "./useStickToBottom";
+
+/** `.transcript`'s top padding in styles.css: where the first row starts in the scroller. */
+const LIST_TOP_PX = 24;
+/** The gap between the transcript's rows in styles.css (`.transcript`, `.transcript-window`). */
+const ROW_GAP_PX = 22;
+/** Rows mounted beyond each edge of the viewport, so a scroll reveals rows already rendered and measured. */
+const OVERSCAN_ROWS = 4;
+
+interface WindowedRowsProps {
+  rows: readonly ShownItem[];
+  /** The row's React key, also the key its measured height is kept under. */
+  rowKey: (row: ShownItem) => string;
+  renderRow: (row: ShownItem) => ReactNode;
+  scroller: RefObject<HTMLElement | null>;
+  stick: BottomStick;
+}
+
+/** Mounted once per conversation (keyed by it), so it opens at the conversation's end with nothing measured. */
+export function WindowedRows({ rows, rowKey, renderRow, scroller, stick }: WindowedRowsProps) {
+  const keys = useStableKeys(rows, rowKey);
+  const getItemKey = useCallback((index: number) => keys[index] ?? index, [keys]);
+  const self = useRef<Virtualizer<HTMLElement, HTMLDivElement> | null>(null);
+  const virtualizer = useVirtualizer<HTMLElement, HTMLDivElement>({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (index) => estimateRowHeight(rows[index]),
+    getItemKey,
+    scrollMargin: LIST_TOP_PX,
+    gap: ROW_GAP_PX,
+    overscan: OVERSCAN_ROWS,
+    initialRect: { width: scroller.current?.clientWidth ?? 0, height: scroller.current?.clientHeight ?? 0 },
+    // The first rows rendered are the last ones (a conversation opens at its end); the scroller is put there as
+    // the library attaches to it.
+    initialOffset: () => {
+      const list = self.current;
+      const height = scroller.current?.clientHeight ?? 0;
+      return list === null ? 0 : Math.max(0, list.getTotalSize() + LIST_TOP_PX - height);
+    },
+  });
+  self.current = virtualizer;
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = (item, _delta, instance) =>
+    !stick.isStuck() && keepsViewInPlace(item, instance);
+  // A render can make the list shorter (rows measured smaller than estimated, rows unmounted): the browser then
+  // moves the view up, which must not read as the user scrolling up.
+  useLayoutEffect(() => stick.holdBottom());
+
+  const items = virtualizer.getVirtualItems();
+  const first = items[0];
+  const last = items[items.length - 1];
+  const before = first === undefined ? 0 : first.start - LIST_TOP_PX;
+  const after = last === undefined ? 0 : virtualizer.getTotalSize() - (last.end - LIST_TOP_PX);
+  return (
+    <div className="transcript-window" style={{ paddingTop: before, paddingBottom: after }}>
+      {items.map((virtual) => {
+        const row = rows[virtual.index];
+        return row === undefined ? null : (
+          <div key={virtual.key} className="transcript-row" data-index={virtual.index} ref={virtualizer.measureElement}>
+            {renderRow(row)}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/**
+ * The library's own rule, for when the user scrolled up: a row measured for the first time moves the view by its
+ * change if it starts above the viewport's top; a row measured again only if it lies wholly above it (a row the
+ * top cuts through, such as a streaming answer, grows below what is read) and the user is not scrolling up.
+ */
+function keepsViewInPlace(item: VirtualItem, instance: Virtualizer<HTMLElement, HTMLDivElement>): boolean {
+  const offset = instance.scrollOffset ?? 0;
+  if (!instance.itemSizeCache.has(item.key)) return item.start < offset;
+  return item.end <= offset && instance.scrollDirection !== "backward";
+}
+
+/**
+ * The rows' keys, the same array as long as they are the same keys: the library re-places every row when the key
+ * function changes, which a streaming answer (a new transcript every frame) must not cause.
+ */
+function useStableKeys(rows: readonly ShownItem[], rowKey: (row: ShownItem) => string): readonly string[] {
+  const previous = useRef<readonly string[]>([]);
+  const keys = rows.map(rowKey);
+  const kept = previous.current;
+  if (keys.length !== kept.length || keys.some((key, index) => key !== kept[index])) previous.current = keys;
+  return previous.current;
+}

@@ -1,0 +1,295 @@
+// A long conversation in headless Chromium against the chat mock backend: thousands of messages, tool calls among
+// them, open at their end with only the rows near the viewport mounted; scrolling to the top mounts the first,
+// back to the bottom the last; a streaming answer keeps the view at the bottom, or, once the user scrolled up,
+// leaves it where it is. A short conversation still has every row in the DOM.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+import type { AgentMessage } from "../../src/ipc/pi";
+import { assistantMessage, event, runEnd, runStart, update } from "../../src/state/__fixtures__/builders";
+import { RunDriver, chatMockBackendScript } from "./chat-support";
+import { launchChromium, type Browser } from "./support/browser";
+import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+
+/** Question and answer pairs of the long conversation; every fifth answer first calls a tool. */
+const LONG_PAIRS = 2_500;
+/** Of the short one: its shown items (questions, answers, tool-calling answers) stay below the windowing limit. */
+const SHORT_PAIRS = 60;
+const TOOL_EVERY = 5;
+/** useStickToBottom's slack: this close to the bottom counts as at the bottom. */
+const BOTTOM_SLACK_PX = 48;
+
+let server: StaticServer;
+let browser: Browser;
+let page: Page;
+let run: RunDriver;
+let problems: string[];
+
+/** A conversation of `pairs` questions and answers, as the host stores it; the answers of every fifth use a tool. */
+function conversation(pairs: number): AgentMessage[] {
+  const messages: AgentMessage[] = [];
+  for (let index = 1; index <= pairs; index += 1) {
+    messages.push({ role: "user", content: `Question ${index}: what is in folder ${index}?` });
+    if (index % TOOL_EVERY === 0) {
+      const call = { type: "toolCall" as const, id: `call_${index}`, name: "list_download_files", arguments: { folder: `${index}` } };
+      messages.push(assistantMessage([call], "toolUse"), {
+        role: "toolResult",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: "text", text: `folder ${index} holds report-${index}.pdf` }],
+        isError: false,
+      });
+    }
+    const paragraphs = Array.from({ length: 1 + (index % 3) }, (_, line) => `Paragraph ${line + 1} of answer ${index}.`);
+    messages.push(assistantMessage([{ type: "text", text: `Answer ${index}.\n\n${paragraphs.join("\n\n")}` }], "stop"));
+  }
+  return messages;
+}
+
+/** The number of shown items of `pairs` pairs: a question, an answer, and for every fifth a tool-calling answer. */
+function shownCount(pairs: number): number {
+  return pairs * 2 + Math.floor(pairs / TOOL_EVERY);
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(DIST_DIR, "index.html"))) {
+    throw new Error(`${DIST_DIR}/index.html is missing: run \`npm run build\` in ui/ first`);
+  }
+  expect(shownCount(LONG_PAIRS)).toBeGreaterThan(5_000);
+  expect(shownCount(SHORT_PAIRS)).toBeLessThan(200);
+  server = await serveDist();
+  browser = await launchChromium();
+  await browser.context.addInitScript({ content: await chatMockBackendScript() });
+  // Three stored conversations: an empty one shown at start, the long one and the short one.
+  await browser.context.addInitScript(
+    ({ long, short }) => {
+      const now = Date.now();
+      const model = { provider: "openai", id: "gpt-4.1-mini", name: "GPT-4.1 mini" };
+      const stored = (id: string, messages: unknown[]) => ({ conversationId: id, isStreaming: false, pendingToolCalls: [], messages, model });
+      window.__chatMock.conversations = {
+        list: {
+          days: [
+            {
+              day: new Date(now).toISOString().slice(0, 10),
+              conversations: [
+                { id: "empty", title: "Nothing yet", model: "gpt-4.1-mini", createdAt: now - 10_000, updatedAt: now - 1_000 },
+                { id: "long", title: "Every folder", model: "gpt-4.1-mini", createdAt: now - 90_000, updatedAt: now - 20_000 },
+                { id: "short", title: "A few folders", model: "gpt-4.1-mini", createdAt: now - 95_000, updatedAt: now - 30_000 },
+              ],
+            },
+          ],
+          activeId: "empty",
+          streamingIds: [],
+          storage: { persistent: true, notices: [] },
+        },
+        states: { empty: stored("empty", []), long: stored("long", long), short: stored("short", short) },
+      };
+    },
+    { long: conversation(LONG_PAIRS), short: conversation(SHORT_PAIRS) },
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+beforeEach(async () => {
+  problems = [];
+  page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1100, height: 760 });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(server.url);
+  await page.getByTestId("composer-input").waitFor();
+  await page.getByTestId("conversation-item").nth(2).waitFor();
+  run = new RunDriver(page);
+});
+
+afterEach(async () => {
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+async function openConversation(index: number): Promise<void> {
+  await page.getByTestId("conversation-item").nth(index).getByTestId("conversation-open").click();
+}
+
+/**
+ * Waits until a message (question or answer) containing `text` is mounted and wholly inside the scroller's view;
+ * if it never is, fails with where the view is and which rows are mounted.
+ */
+async function waitUntilVisible(text: string): Promise<void> {
+  try {
+    await page.waitForFunction(
+      (wanted) => {
+        const list = document.querySelector('[data-testid="message-list"]');
+        if (list === null) return false;
+        const view = list.getBoundingClientRect();
+        return [...list.querySelectorAll('[data-testid="message-user"], [data-testid="message-assistant"]')].some((message) => {
+          if (!(message.textContent ?? "").includes(wanted)) return false;
+          const box = message.getBoundingClientRect();
+          return box.height > 0 && box.top >= view.top - 1 && box.bottom <= view.bottom + 1;
+        });
+      },
+      text,
+      { timeout: 10_000 },
+    );
+  } catch (error) {
+    const where = await page.getByTestId("message-list").evaluate((list) => {
+      const view = list.getBoundingClientRect();
+      const rows = [...list.querySelectorAll('[data-testid="message-user"], [data-testid="message-assistant"]')].map(
+        (message) => `${Math.round(message.getBoundingClientRect().top - view.top)}: ${(message.textContent ?? "").slice(0, 24)}`,
+      );
+      const bottom = list.scrollHeight - list.scrollTop - list.clientHeight;
+      return `scrollTop ${list.scrollTop}, ${bottom} px above the bottom; mounted (top in view: text): ${rows.join(" | ")}`;
+    });
+    throw new Error(`"${text}" was never wholly in view: ${where}`, { cause: error });
+  }
+}
+
+async function mountedMessages(): Promise<number> {
+  return page.locator('[data-testid="message-user"], [data-testid="message-assistant"]').count();
+}
+
+/** How far the scroller's view is from its bottom. */
+async function distanceFromBottom(): Promise<number> {
+  return page.getByTestId("message-list").evaluate((list) => list.scrollHeight - list.scrollTop - list.clientHeight);
+}
+
+/** Scrolls the transcript to `top` (a function of the scroller) and resolves once the scroll event was handled. */
+async function scrollTranscript(to: "top" | "bottom" | { by: number }): Promise<void> {
+  await page.getByTestId("message-list").evaluate((list, where) => {
+    const target =
+      where === "top" ? 0 : where === "bottom" ? list.scrollHeight - list.clientHeight : list.scrollTop + where.by;
+    const handled = new Promise((resolve) => list.addEventListener("scroll", resolve, { once: true }));
+    list.scrollTop = target;
+    return handled;
+  }, to);
+}
+
+describe("a long conversation", () => {
+  it("opens at its end with only the rows near the viewport mounted", async () => {
+    const started = Date.now();
+    await openConversation(1);
+    await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
+    console.info(`long conversation (${shownCount(LONG_PAIRS)} items) showed its last answer after ${Date.now() - started} ms`);
+
+    await expect(mountedMessages()).resolves.toBeLessThan(100);
+    await expect(mountedMessages()).resolves.toBeGreaterThan(2);
+    // The last pair used a tool: its card is among the mounted rows.
+    expect(LONG_PAIRS % TOOL_EVERY).toBe(0);
+    await expect(page.locator(`[data-testid="tool-card"]`).count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByText("Question 1: what is in folder 1?", { exact: true }).count()).resolves.toBe(0);
+    await expect(distanceFromBottom()).resolves.toBeLessThanOrEqual(BOTTOM_SLACK_PX);
+  });
+
+  it("scrolling to the top mounts the first message, back to the bottom shows the last", async () => {
+    await openConversation(1);
+    await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
+
+    await scrollTranscript("top");
+    await waitUntilVisible("Question 1: what is in folder 1?");
+    await waitUntilVisible("Answer 1.");
+    await expect(mountedMessages()).resolves.toBeLessThan(100);
+    await expect(page.getByText(`Question ${LONG_PAIRS}:`).count()).resolves.toBe(0);
+
+    await scrollTranscript("bottom");
+    await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
+    await expect(mountedMessages()).resolves.toBeLessThan(100);
+    await expect(page.getByText("Question 1: what is in folder 1?", { exact: true }).count()).resolves.toBe(0);
+  });
+
+  it("a streaming answer keeps the view at the bottom; scrolled up, the view stays where it is while it grows", async () => {
+    await openConversation(1);
+    await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
+    await page.getByTestId("composer-input").fill("And the folders after those?");
+    await page.getByTestId("composer-input").press("Enter");
+    await run.waitForRun();
+    await run.send(
+      ...runStart("And the folders after those?"),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "text_start", contentIndex: 0 }),
+    );
+    const answer = page.locator('[data-testid="message-assistant"][data-state="streaming"]');
+    await answer.waitFor();
+
+    // Each paragraph makes the answer taller; the view follows it down.
+    let written = "";
+    const write = async (from: number, to: number) => {
+      for (let line = from; line <= to; line += 1) {
+        const delta = `Streamed paragraph ${line} about the folders after those.\n\n`;
+        written += delta;
+        await run.send(update({ type: "text_delta", contentIndex: 0, delta }));
+      }
+      await page.waitForFunction(
+        (last) => (document.querySelector('[data-testid="message-assistant"][data-state="streaming"]')?.textContent ?? "").includes(last),
+        `Streamed paragraph ${to} `,
+      );
+    };
+    for (const [from, to] of [[1, 10], [11, 20], [21, 30]] as const) {
+      await write(from, to);
+      await page.waitForFunction(
+        (slack) => {
+          const list = document.querySelector('[data-testid="message-list"]');
+          return list !== null && list.scrollHeight - list.scrollTop - list.clientHeight <= slack;
+        },
+        BOTTOM_SLACK_PX,
+      );
+      await expect(mountedMessages()).resolves.toBeLessThan(100);
+    }
+    const answerBox = await answer.boundingBox();
+    expect(answerBox?.height ?? 0).toBeGreaterThan(600);
+
+    // Scrolled up into the answer: its growth below the view moves nothing in view.
+    await scrollTranscript({ by: -300 });
+    const anchor = () =>
+      page.getByTestId("message-list").evaluate((list) => {
+        const view = list.getBoundingClientRect();
+        const paragraphs = [...list.querySelectorAll('[data-testid="message-assistant"][data-state="streaming"] p')];
+        const shown = paragraphs.find((paragraph) => paragraph.getBoundingClientRect().top >= view.top);
+        return { text: shown?.textContent ?? null, top: shown?.getBoundingClientRect().top ?? null, scrollTop: list.scrollTop };
+      });
+    const before = await anchor();
+    expect(before.text).not.toBeNull();
+    await write(31, 45);
+    const after = await anchor();
+    expect(after.text).toBe(before.text);
+    expect(Math.abs((after.top ?? 0) - (before.top ?? 0))).toBeLessThanOrEqual(1);
+    await expect(distanceFromBottom()).resolves.toBeGreaterThan(BOTTOM_SLACK_PX);
+
+    // Back at the bottom, the view follows again.
+    await scrollTranscript("bottom");
+    await write(46, 60);
+    await page.waitForFunction(
+      (slack) => {
+        const list = document.querySelector('[data-testid="message-list"]');
+        return list !== null && list.scrollHeight - list.scrollTop - list.clientHeight <= slack;
+      },
+      BOTTOM_SLACK_PX,
+    );
+
+    await run.send(
+      event({ type: "message_end", message: assistantMessage([{ type: "text", text: written }], "stop") }),
+      ...runEnd(),
+    );
+    await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
+  });
+});
+
+describe("a short conversation", () => {
+  it("has every message and tool card in the DOM", async () => {
+    await openConversation(2);
+    await waitUntilVisible(`Answer ${SHORT_PAIRS}.`);
+    await expect(page.getByTestId("message-user").count()).resolves.toBe(SHORT_PAIRS);
+    await expect(page.getByTestId("message-assistant").count()).resolves.toBe(SHORT_PAIRS + SHORT_PAIRS / TOOL_EVERY);
+    await expect(page.getByTestId("tool-card").count()).resolves.toBe(SHORT_PAIRS / TOOL_EVERY);
+    await expect(page.getByText("Question 1: what is in folder 1?", { exact: true }).count()).resolves.toBe(1);
+    await expect(page.locator(".transcript-row").count()).resolves.toBe(0);
+  });
+});
