@@ -22,6 +22,13 @@ const TOOL_EVERY = 5;
 /** useStickToBottom's slack: this close to the bottom counts as at the bottom. */
 const BOTTOM_SLACK_PX = 48;
 
+declare global {
+  interface Window {
+    /** The run status line's states since the test began to watch it. */
+    __statusSeen: string[];
+  }
+}
+
 let server: StaticServer;
 let browser: Browser;
 let page: Page;
@@ -192,10 +199,21 @@ describe("a long conversation", () => {
   it("scrolling to the top mounts the first message, back to the bottom shows the last", async () => {
     await openConversation(1);
     await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
+    await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
+    await page.getByTestId("run-status").evaluate((status) => {
+      window.__statusSeen = [];
+      new MutationObserver(() => window.__statusSeen.push(status.getAttribute("data-state") ?? "")).observe(status, {
+        attributes: true,
+        attributeFilter: ["data-state"],
+      });
+    });
 
     await scrollTranscript("top");
     await waitUntilVisible("Question 1: what is in folder 1?");
     await waitUntilVisible("Answer 1.");
+    await page.locator('[data-testid="message-assistant"][data-state="done"]', { hasText: "Answer 1." }).first().waitFor();
+    // Answers rendered again as they come into view are no run's text: the status line stays idle.
+    await expect(page.evaluate(() => window.__statusSeen)).resolves.toEqual([]);
     await expect(mountedMessages()).resolves.toBeLessThan(100);
     await expect(page.getByText(`Question ${LONG_PAIRS}:`).count()).resolves.toBe(0);
 

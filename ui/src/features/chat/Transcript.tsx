@@ -138,6 +138,7 @@ export function Transcript({
             rows={shown}
             rowKey={rowKey}
             renderRow={renderRow}
+            liveFrom={turnStart(shown)}
             scroller={scroller}
             stick={stick}
           />
@@ -148,4 +149,12 @@ export function Transcript({
       <MessageUndo undo={undo} />
     </main>
   );
+}
+
+/** Where the turn in progress starts: after the last question. */
+function turnStart(shown: readonly ShownItem[]): number {
+  for (let index = shown.length - 1; index >= 0; index -= 1) {
+    if (shown[index]?.item.kind === "user") return index + 1;
+  }
+  return 0;
 }

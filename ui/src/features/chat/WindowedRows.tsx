@@ -8,8 +8,9 @@
 // the bottom in view); once the user scrolled up, the library alone, and only to keep what is in view in place
 // when a row above it changes size (its first measurement replacing the estimate, or a re-render above).
 import { useVirtualizer, type VirtualItem, type Virtualizer } from "@tanstack/react-virtual";
-import { useCallback, useLayoutEffect, useRef, type ReactNode, type RefObject } from "react";
+import { useCallback, useContext, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from "react";
 
+import { RenderBacklogContext } from "../../markdown/render-backlog";
 import type { ShownItem } from "../../state/versions";
 import { estimateRowHeight } from "./row-height-estimate";
 import type { BottomStick } from "./useStickToBottom";
@@ -26,19 +27,28 @@ interface WindowedRowsProps {
   /** The row's React key, also the key its measured height is kept under. */
   rowKey: (row: ShownItem) => string;
   renderRow: (row: ShownItem) => ReactNode;
+  /**
+   * The first row of the turn in progress (after the last question). Only from it on does a row's rendering count
+   * in the window's render backlog (what the status line and Send wait for): the rows before it are mounted and
+   * unmounted by scrolling, and rendering them again says nothing about a run.
+   */
+  liveFrom: number;
   scroller: RefObject<HTMLElement | null>;
   stick: BottomStick;
 }
 
 /** Mounted once per conversation (keyed by it), so it opens at the conversation's end with nothing measured. */
-export function WindowedRows({ rows, rowKey, renderRow, scroller, stick }: WindowedRowsProps) {
+export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stick }: WindowedRowsProps) {
+  const backlog = useContext(RenderBacklogContext);
   const keys = useStableKeys(rows, rowKey);
   const getItemKey = useCallback((index: number) => keys[index] ?? index, [keys]);
+  // The library asks again for every row after one that was measured: guessed once per transcript.
+  const estimates = useMemo(() => rows.map(estimateRowHeight), [rows]);
   const self = useRef<Virtualizer<HTMLElement, HTMLDivElement> | null>(null);
   const virtualizer = useVirtualizer<HTMLElement, HTMLDivElement>({
     count: rows.length,
     getScrollElement: () => scroller.current,
-    estimateSize: (index) => estimateRowHeight(rows[index]),
+    estimateSize: (index) => estimates[index] ?? estimateRowHeight(undefined),
     getItemKey,
     scrollMargin: LIST_TOP_PX,
     gap: ROW_GAP_PX,
@@ -70,7 +80,9 @@ export function WindowedRows({ rows, rowKey, renderRow, scroller, stick }: Windo
         const row = rows[virtual.index];
         return row === undefined ? null : (
           <div key={virtual.key} className="transcript-row" data-index={virtual.index} ref={virtualizer.measureElement}>
-            {renderRow(row)}
+            <RenderBacklogContext.Provider value={virtual.index < liveFrom ? null : backlog}>
+              {renderRow(row)}
+            </RenderBacklogContext.Provider>
           </div>
         );
       })}
@@ -91,12 +103,15 @@ function keepsViewInPlace(item: VirtualItem, instance: Virtualizer<HTMLElement, 
 
 /**
  * The rows' keys, the same array as long as they are the same keys: the library re-places every row when the key
- * function changes, which a streaming answer (a new transcript every frame) must not cause.
+ * function changes, which a streaming answer (a new transcript every frame) must not cause. Worked out again only
+ * for new rows (not on each scroll); the key is the conversation's, which this component is mounted for.
  */
 function useStableKeys(rows: readonly ShownItem[], rowKey: (row: ShownItem) => string): readonly string[] {
-  const previous = useRef<readonly string[]>([]);
+  const kept = useRef<{ rows: readonly ShownItem[]; keys: readonly string[] } | null>(null);
+  const previous = kept.current;
+  if (previous !== null && previous.rows === rows) return previous.keys;
   const keys = rows.map(rowKey);
-  const kept = previous.current;
-  if (keys.length !== kept.length || keys.some((key, index) => key !== kept[index])) previous.current = keys;
-  return previous.current;
+  const same = previous !== null && keys.length === previous.keys.length && keys.every((key, index) => key === previous.keys[index]);
+  kept.current = { rows, keys: same ? previous.keys : keys };
+  return kept.current.keys;
 }
