@@ -14,7 +14,10 @@
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
-#[allow(dead_code, reason = "shared with the other benchmarks, which use more of it")]
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
 #[path = "../tests/support/app_processes.rs"]
 mod app_processes;
 

@@ -46,7 +46,8 @@ struct Options {
 }
 
 fn parse_options() -> Options {
-    let (mut megabytes, mut runs, mut inspector, mut progress, mut warm) = (1, 3, false, false, false);
+    let (mut megabytes, mut runs, mut inspector, mut progress, mut warm) =
+        (1, 3, false, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value: usize = args
@@ -182,10 +183,12 @@ async fn main() {
     for run in 1..=runs {
         let warm_up = Reply::Stream(text_chunks(&["A **short** answer first."]));
         let long = Reply::Stream(text_chunks(&deltas));
-        let replies = if warm { vec![warm_up, long] } else { vec![long] };
-        let server = OpenAiServer::start(replies)
-            .await
-            .unwrap();
+        let replies = if warm {
+            vec![warm_up, long]
+        } else {
+            vec![long]
+        };
+        let server = OpenAiServer::start(replies).await.unwrap();
         let app = server.launch_app().await;
         if inspector {
             app.find_test_id("inspector-toggle")
@@ -206,7 +209,10 @@ async fn main() {
                 .unwrap();
         }
         if progress {
-            app.client().execute(FRAME_GAPS_SCRIPT, vec![]).await.unwrap();
+            app.client()
+                .execute(FRAME_GAPS_SCRIPT, vec![])
+                .await
+                .unwrap();
         }
         app.send_prompt("Write a very long structured document")
             .await

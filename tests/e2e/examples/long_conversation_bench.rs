@@ -17,7 +17,10 @@
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
-#[allow(dead_code, reason = "shared with the other benchmarks, which use more of it")]
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
 #[path = "../tests/support/app_processes.rs"]
 mod app_processes;
 
@@ -151,13 +154,15 @@ fn seed(home: &Path, messages: usize) -> (String, usize) {
         index += 1;
     }
     let short = store.create_conversation(Some("test-model")).unwrap();
-    store
-        .append_message(&short.id, &user(1, started))
-        .unwrap();
+    store.append_message(&short.id, &user(1, started)).unwrap();
     store
         .append_message(
             &short.id,
-            &assistant(json!([{"type": "text", "text": "Nothing new."}]), "stop", started),
+            &assistant(
+                json!([{"type": "text", "text": "Nothing new."}]),
+                "stop",
+                started,
+            ),
         )
         .unwrap();
     (format!("Answer {}:", index - 1), tools)
@@ -219,7 +224,10 @@ async fn poll(app: &AppUnderTest, script: &str, deadline: Duration) -> Value {
         if !value.is_null() {
             return value;
         }
-        assert!(started.elapsed() < deadline, "no answer to {script} within {deadline:?}");
+        assert!(
+            started.elapsed() < deadline,
+            "no answer to {script} within {deadline:?}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
