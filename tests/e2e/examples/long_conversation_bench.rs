@@ -1,6 +1,6 @@
 //! A long conversation in the real window, reported and never asserted: a conversation of 10,000 messages, 1,000
 //! of them tool calls with their results, is written through the app's own store before the app starts; then the
-//! time from a click on it in the sidebar to its last answer's text on screen (in the page, `performance.now()`,
+//! time from a click on it in the sidebar to its last question and to its last answer's text on screen (in the page, `performance.now()`,
 //! checked once a frame), the frame intervals while the transcript scrolls from the top to the bottom a step a
 //! frame, and the memory of all app processes (PSS) before and with it open. Run it with
 //! `scripts/bench-long-conversation.sh` (it builds the app like `scripts/test-e2e.sh` and runs this under Xvfb);
@@ -132,8 +132,8 @@ fn exchange(index: usize, timestamp: i64) -> Vec<Value> {
 }
 
 /// Writes the long conversation, then a short newer one, into the database the app opens from `home`; returns
-/// the marker of the long one's last answer and how many tool calls it holds.
-fn seed(home: &Path, messages: usize) -> (String, usize) {
+/// the markers of the long one's last question and last answer, and how many tool calls it holds.
+fn seed(home: &Path, messages: usize) -> (String, String, usize) {
     let data = home.join(".local/share/dev.pi.desktop");
     std::fs::create_dir_all(&data).unwrap();
     let store = Store::open(&data.join(DATABASE_FILE_NAME)).unwrap().store;
@@ -165,20 +165,33 @@ fn seed(home: &Path, messages: usize) -> (String, usize) {
             ),
         )
         .unwrap();
-    (format!("Answer {}:", index - 1), tools)
+    (
+        format!("Question {}:", index - 1),
+        format!("Answer {}:", index - 1),
+        tools,
+    )
 }
 
-/// Clicks the long conversation in the sidebar; the page then stamps, once a frame, when its last answer's text is
-/// on screen (`window.__opened`, milliseconds after the click).
+/// Clicks the long conversation in the sidebar; the page then stamps, once a frame, when its last question is on
+/// screen (`window.__questionShown`) and when its last answer's text is (`window.__opened`), in milliseconds after
+/// the click.
 const OPEN_SCRIPT: &str = r#"
-const [title, marker] = arguments;
+const [title, marker, question] = arguments;
 const item = [...document.querySelectorAll('[data-testid="conversation-item"]')]
   .find((element) => element.textContent.includes(title));
 if (item === undefined) return `no conversation titled ${title} in the sidebar`;
 const open = item.querySelector('[data-testid="conversation-open"]') ?? item;
 window.__opened = null;
+window.__questionShown = null;
 const started = performance.now();
 const check = () => {
+  if (window.__questionShown === null) {
+    const questions = document.querySelectorAll('[data-testid="message-user"]');
+    const lastQuestion = questions[questions.length - 1];
+    if (lastQuestion !== undefined && lastQuestion.textContent.includes(question)) {
+      window.__questionShown = performance.now() - started;
+    }
+  }
   const answers = document.querySelectorAll('[data-testid="message-assistant"]');
   const last = answers[answers.length - 1];
   if (last !== undefined && last.textContent.includes(marker)) {
@@ -264,7 +277,7 @@ fn mib(kib: u64) -> f64 {
 async fn main() {
     let options = parse_options();
     println!(
-        "run  seed_s  tools  open_ms  frames  frame_p50_ms  frame_p95_ms  frame_max_ms  over_17ms  idle_pss_mib  open_pss_mib  load"
+        "run  seed_s  tools  question_ms  open_ms  frames  frame_p50_ms  frame_p95_ms  frame_max_ms  over_17ms  idle_pss_mib  open_pss_mib  load"
     );
     for run in 1..=options.runs {
         let home = tempfile::Builder::new()
@@ -272,7 +285,7 @@ async fn main() {
             .tempdir()
             .unwrap();
         let seeding = Instant::now();
-        let (marker, tools) = seed(home.path(), options.messages);
+        let (question, marker, tools) = seed(home.path(), options.messages);
         let seed_s = seeding.elapsed().as_secs_f64();
         // No request is made: the server only gives the app a usable model.
         let server = OpenAiServer::start(vec![]).await.unwrap();
@@ -293,11 +306,23 @@ async fn main() {
 
         let clicked = app
             .client()
-            .execute(OPEN_SCRIPT, vec![Value::from(TITLE), Value::from(marker)])
+            .execute(
+                OPEN_SCRIPT,
+                vec![
+                    Value::from(TITLE),
+                    Value::from(marker),
+                    Value::from(question),
+                ],
+            )
             .await
             .unwrap();
         assert!(clicked.is_null(), "{clicked}");
         let opened = poll(&app, "return window.__opened;", Duration::from_secs(300)).await;
+        let question_shown = app
+            .client()
+            .execute("return window.__questionShown;", vec![])
+            .await
+            .unwrap();
         tokio::time::sleep(SETTLE).await;
         let open = app_pss_kib(app.home());
 
@@ -315,7 +340,8 @@ async fn main() {
         gaps.sort_by(f64::total_cmp);
         let over = gaps.iter().filter(|gap| **gap > 17.0).count();
         println!(
-            "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>7.0}  {:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
+            "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
+            question_shown.as_f64().unwrap_or(f64::NAN),
             opened.as_f64().unwrap_or(f64::NAN),
             gaps.len(),
             quantile(&gaps, 0.5),

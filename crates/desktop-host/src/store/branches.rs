@@ -73,6 +73,9 @@ pub(super) struct Tree {
     /// By `seq`, ascending (a parent always comes before its children).
     nodes: Vec<TreeNode>,
     by_seq: HashMap<i64, usize>,
+    /// The live messages under each parent (`None`: the first messages), ascending: a message's versions. Kept
+    /// once at load, so a conversation of thousands of messages is not scanned once per message.
+    live_children: HashMap<Option<i64>, Vec<i64>>,
     head: Option<i64>,
 }
 
@@ -110,9 +113,14 @@ impl Tree {
             .enumerate()
             .map(|(index, node)| (node.seq, index))
             .collect();
+        let mut live_children: HashMap<Option<i64>, Vec<i64>> = HashMap::new();
+        for node in nodes.iter().filter(|node| !node.deleted) {
+            live_children.entry(node.parent).or_default().push(node.seq);
+        }
         Ok(Tree {
             nodes,
             by_seq,
+            live_children,
             head,
         })
     }
@@ -140,12 +148,10 @@ impl Tree {
     }
 
     /// The live versions at `node`'s place (itself included), oldest first.
-    pub(super) fn versions_of(&self, node: &TreeNode) -> Vec<i64> {
-        self.nodes
-            .iter()
-            .filter(|other| !other.deleted && other.parent == node.parent)
-            .map(|other| other.seq)
-            .collect()
+    pub(super) fn versions_of(&self, node: &TreeNode) -> &[i64] {
+        self.live_children
+            .get(&node.parent)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The newest live message under `seq` (itself included).
