@@ -104,7 +104,7 @@ async fn longest_frame_gaps(client: &fantoccini::Client, count: usize) -> String
                 .collect()
         })
         .unwrap_or_default();
-    gaps.sort_by(|a, b| b.1.cmp(&a.1));
+    gaps.sort_by_key(|gap| std::cmp::Reverse(gap.1));
     gaps.iter()
         .take(count)
         .map(|(at, length)| format!("{length} ms at {}.{} s", at / 1000, at % 1000 / 100))
@@ -124,7 +124,7 @@ fn slowest(round_trips: &[Duration], count: usize) -> String {
             (round_trip, at)
         })
         .collect();
-    timed.sort_by(|a, b| b.0.cmp(&a.0));
+    timed.sort_by_key(|timed| std::cmp::Reverse(timed.0));
     timed
         .iter()
         .take(count)

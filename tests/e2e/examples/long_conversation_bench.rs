@@ -66,7 +66,7 @@ fn parse_options() -> Options {
         }
     }
     assert!(
-        options.messages >= 10 && options.messages.is_multiple_of(10),
+        options.messages >= 10 && options.messages % 10 == 0,
         "--messages must be a multiple of 10"
     );
     options
