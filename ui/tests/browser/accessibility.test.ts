@@ -18,6 +18,7 @@ import { RunDriver, chatMockBackendScript } from "./chat-support";
 import { seriousViolations } from "./support/axe";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 const ARTIFACTS = resolve(DIST_DIR, "..", "..", "artifacts");
 
@@ -46,10 +47,7 @@ afterAll(async () => {
 });
 
 function watchProblems(page: Page): void {
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
 }
 
 const LIST_CALL = {

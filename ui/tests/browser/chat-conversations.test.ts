@@ -13,6 +13,7 @@ import { assistantMessage, event, notice, runEnd, runStart, update } from "../..
 import { RunDriver, chatMockBackendScript } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 const ARTIFACTS = resolve(DIST_DIR, "..", "..", "artifacts");
 const INTERRUPTED = "interrupted: the app stopped before this message was complete";
@@ -90,10 +91,7 @@ beforeEach(async () => {
   problems = [];
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 760 });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
   await page.goto(server.url);
   await page.getByTestId("composer-input").waitFor();
   await page.getByTestId("conversation-item").nth(1).waitFor();

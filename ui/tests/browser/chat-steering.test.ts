@@ -13,6 +13,7 @@ import { assistantMessage, event, notice, runEnd, runStart, update, userMessage 
 import { RunDriver, chatMockBackendScript } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 const ARTIFACTS = resolve(DIST_DIR, "..", "..", "artifacts");
 
@@ -87,10 +88,7 @@ async function open(language: "en" | "zh"): Promise<void> {
   await page.setViewportSize({ width: 1100, height: 760 });
   // Every step here takes milliseconds; a step that waits longer fails on its own line.
   page.setDefaultTimeout(10_000);
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
   await page.goto(server.url);
   await page.getByTestId("composer-input").waitFor();
   run = new RunDriver(page);

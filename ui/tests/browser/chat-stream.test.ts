@@ -19,6 +19,7 @@ import {
 import { RunDriver, chatMockBackendScript, ipcCommands } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 const ARTIFACTS = resolve(DIST_DIR, "..", "..", "artifacts");
 
@@ -59,10 +60,7 @@ beforeEach(async () => {
   problems = [];
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 760 });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
   await page.goto(server.url);
   await page.getByTestId("composer-input").waitFor();
   run = new RunDriver(page);

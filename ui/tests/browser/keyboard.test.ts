@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { chatMockBackendScript, ipcCommands } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 let server: StaticServer;
 let browser: Browser;
@@ -75,10 +76,7 @@ beforeEach(async () => {
   problems = [];
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 760 });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
 });
 
 afterEach(async () => {

@@ -13,6 +13,7 @@ import { assistantMessage, event, runEnd, runStart, update } from "../../src/sta
 import { RunDriver, chatMockBackendScript } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 /** Question and answer pairs of the long conversation; every fifth answer first calls a tool. */
 const LONG_PAIRS = 2_500;
@@ -108,10 +109,7 @@ beforeEach(async () => {
   problems = [];
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 760 });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
   await page.goto(server.url);
   await page.getByTestId("composer-input").waitFor();
   await page.getByTestId("conversation-item").nth(2).waitFor();

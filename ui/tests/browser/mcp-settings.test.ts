@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { chatMockBackendScript } from "./chat-support";
 import { launchChromium, type Browser } from "./support/browser";
 import { DIST_DIR, serveDist, type StaticServer } from "./support/static-server";
+import { collectProblems } from "./support/page-problems";
 
 const ARTIFACTS = resolve(DIST_DIR, "..", "..", "artifacts");
 
@@ -59,10 +60,7 @@ beforeEach(async () => {
   problems = [];
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 1500 });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
-  });
+  collectProblems(page, problems);
 });
 
 afterEach(async () => {
