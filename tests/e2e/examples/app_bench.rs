@@ -21,6 +21,13 @@ mod model_server;
 #[path = "../tests/support/app_processes.rs"]
 mod app_processes;
 
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
+#[path = "../tests/support/bench_report.rs"]
+mod bench_report;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -30,6 +37,7 @@ use pi_test_support::openai::{OpenAiServer, Reply, unfinished_text_chunks};
 use serde_json::Value;
 
 use app_processes::{app_process, rss_pss_kib, with_descendants};
+use bench_report::load_average;
 use model_server::LaunchApp;
 
 /// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
@@ -291,14 +299,13 @@ async fn stops(options: &Options) -> Samples {
 #[tokio::main]
 async fn main() {
     let options = parse_options();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "pi-desktop app benchmark: {} cold starts, {} stops, settle {:?}; cores {}, load {}",
         options.runs,
         options.stops,
         options.settle,
         std::thread::available_parallelism().map_or(0, usize::from),
-        load.trim()
+        load_average()
     );
     let (times, memory) = cold_starts(&options).await;
     let stop_times = stops(&options).await;
@@ -311,6 +318,5 @@ async fn main() {
     memory.print("MiB");
     println!("\nStop -> Send enabled (ms):");
     stop_times.print("ms");
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("\nload at the end: {}", load.trim());
+    println!("\nload at the end: {}", load_average());
 }

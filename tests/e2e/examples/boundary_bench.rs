@@ -28,6 +28,9 @@
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
+#[path = "../tests/support/bench_report.rs"]
+mod bench_report;
+
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use pi_desktop_e2e::AppUnderTest;
@@ -36,6 +39,7 @@ use pi_test_support::openai::{
 };
 use serde_json::Value;
 
+use bench_report::{Stats, load_average};
 use model_server::LaunchApp;
 
 /// How often the bench asks the page whether it has recorded what it waits for.
@@ -106,44 +110,6 @@ fn wall_clock_ms() -> f64 {
         .unwrap()
         .as_secs_f64()
         * 1000.0
-}
-
-/// Sorted samples: nearest-rank quantiles.
-struct Stats(Vec<f64>);
-
-impl Stats {
-    fn new(mut values: Vec<f64>) -> Self {
-        values.sort_by(f64::total_cmp);
-        Stats(values)
-    }
-
-    fn quantile(&self, q: f64) -> f64 {
-        if self.0.is_empty() {
-            return f64::NAN;
-        }
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            clippy::cast_precision_loss,
-            reason = "a rank within a short list"
-        )]
-        let rank = ((q * self.0.len() as f64).ceil() as usize).clamp(1, self.0.len());
-        self.0[rank - 1]
-    }
-
-    fn max(&self) -> f64 {
-        self.0.last().copied().unwrap_or(f64::NAN)
-    }
-
-    fn summary(&self) -> String {
-        format!(
-            "median {:>7.1}  p95 {:>7.1}  max {:>7.1}  (n={})",
-            self.quantile(0.5),
-            self.quantile(0.95),
-            self.max(),
-            self.0.len()
-        )
-    }
 }
 
 /// Waits until the page shows the composer (the app is up).
@@ -443,12 +409,11 @@ async fn latency_bench(runs: usize, rate: u64, deltas: usize) {
 #[tokio::main]
 async fn main() {
     let options = parse_options();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "pi-desktop boundary benchmark: {} runs per figure; cores {}, load {}",
         options.runs,
         std::thread::available_parallelism().map_or(0, usize::from),
-        load.trim()
+        load_average()
     );
     println!(
         "units: milliseconds; quantiles are nearest rank; updates = distinct page stamps (deltas shown together \
@@ -462,6 +427,5 @@ async fn main() {
             latency_bench(options.runs, rate, options.deltas).await;
         }
     }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("\nload at the end: {}", load.trim());
+    println!("\nload at the end: {}", load_average());
 }

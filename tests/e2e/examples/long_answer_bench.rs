@@ -62,7 +62,7 @@ fn parse_options() -> Options {
             "--warm" => warm = value != 0,
             other => {
                 panic!(
-                    "unknown argument {other}; use --mb N --runs N --inspector 0|1 --progress 0|1"
+                    "unknown argument {other}; use --mb N --runs N --inspector 0|1 --progress 0|1 --warm 0|1"
                 )
             }
         }

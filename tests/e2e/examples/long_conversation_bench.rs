@@ -24,6 +24,13 @@ mod model_server;
 #[path = "../tests/support/app_processes.rs"]
 mod app_processes;
 
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
+#[path = "../tests/support/bench_report.rs"]
+mod bench_report;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -33,6 +40,7 @@ use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
 use app_processes::app_pss_kib;
+use bench_report::{Stats, load_average};
 use model_server::LaunchApp;
 
 /// The long conversation's title comes from its first question, which starts with this.
@@ -245,29 +253,6 @@ async fn poll(app: &AppUnderTest, script: &str, deadline: Duration) -> Value {
     }
 }
 
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss,
-        reason = "a rank within a list"
-    )]
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[allow(clippy::cast_precision_loss, reason = "KiB to MiB for a report")]
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
@@ -331,22 +316,22 @@ async fn main() {
             .await
             .unwrap();
         let scrolled = poll(&app, "return window.__scrolled;", Duration::from_secs(900)).await;
-        let mut gaps: Vec<f64> = scrolled["gaps"]
+        let gaps: Vec<f64> = scrolled["gaps"]
             .as_array()
             .unwrap()
             .iter()
             .filter_map(Value::as_f64)
             .collect();
-        gaps.sort_by(f64::total_cmp);
+        let frames = gaps.len();
         let over = gaps.iter().filter(|gap| **gap > 17.0).count();
+        let gaps = Stats::new(gaps);
         println!(
-            "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
+            "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {frames:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
             question_shown.as_f64().unwrap_or(f64::NAN),
             opened.as_f64().unwrap_or(f64::NAN),
-            gaps.len(),
-            quantile(&gaps, 0.5),
-            quantile(&gaps, 0.95),
-            gaps.last().copied().unwrap_or(0.0),
+            gaps.quantile(0.5),
+            gaps.quantile(0.95),
+            gaps.max(),
             mib(idle),
             mib(open),
             load_average()
