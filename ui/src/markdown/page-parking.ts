@@ -37,7 +37,7 @@ interface NearPages {
 
 export class PageParking {
   private readonly pages: Page[] = [];
-  /** The element whose scrolling moves the pages (null: the document); undefined until first needed. */
+  /** See scrollerElement; undefined until first needed. */
   private scroller: HTMLElement | null | undefined;
   private following = false;
   private frame: number | null = null;
@@ -113,15 +113,19 @@ export class PageParking {
     this.following = true;
   }
 
-  private scrollTarget(): HTMLElement | Window {
+  /** The element whose scrolling moves the pages, or null when it is the document (looked up once). */
+  private scrollerElement(): HTMLElement | null {
     if (this.scroller === undefined) this.scroller = scrollerOf(this.root);
-    return this.scroller ?? window;
+    return this.scroller;
+  }
+
+  private scrollTarget(): HTMLElement | Window {
+    return this.scrollerElement() ?? window;
   }
 
   /** The pages within NEAR_SCREENS of the visible box, or null when the view is not laid out (hidden). */
   private nearPages(): NearPages | null {
-    this.scrollTarget();
-    const view = this.scroller?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
+    const view = this.scrollerElement()?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
     const height = view.bottom - view.top;
     if (height <= 0 || this.pages.length === 0) return null;
     const low = view.top - NEAR_SCREENS * height;
@@ -181,7 +185,8 @@ export class PageParking {
    * scroller moves by what they grew. Reads and writes are batched (one layout before, one after).
    */
   private unpark(pages: readonly Page[]): void {
-    const top = this.scroller?.getBoundingClientRect().top ?? 0;
+    const scroller = this.scrollerElement();
+    const top = scroller?.getBoundingClientRect().top ?? 0;
     const before = pages.map((page) => {
       const box = page.element.getBoundingClientRect();
       return { height: box.height, above: box.top < top };
@@ -199,7 +204,7 @@ export class PageParking {
       if (was?.above === true) change += page.element.getBoundingClientRect().height - was.height;
     });
     if (change === 0) return;
-    if (this.scroller !== null && this.scroller !== undefined) this.scroller.scrollTop += change;
+    if (scroller !== null) scroller.scrollTop += change;
     else window.scrollBy(0, change);
   }
 }
