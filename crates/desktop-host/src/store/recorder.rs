@@ -241,7 +241,6 @@ impl ConversationRecorder {
         now: i64,
     ) -> Result<(), StoreError> {
         let known_seq = self.streaming.and_then(|streaming| streaming.seq);
-        let started = Instant::now();
         // Until it succeeds, the attempt is throttled like the last checkpoint was.
         let wait_ms = self
             .streaming
@@ -253,6 +252,7 @@ impl ConversationRecorder {
         });
         // Earlier messages first, or the checkpoint would take their place in the order.
         self.flush_unsaved()?;
+        let started = Instant::now();
         let seq = self
             .store
             .write_checkpoint(&self.conversation_id, known_seq, partial)?;
