@@ -33,13 +33,19 @@ build_app_for_e2e() {
 
 # Builds the UI and the app like the end-to-end layer (the same cargo selection, so the same compiled
 # dependencies), then runs the e2e crate's example $1 (a benchmark) under Xvfb with the remaining arguments.
-# With PI_DESKTOP_APP set, that binary is measured instead of the one built here.
+# With PI_DESKTOP_APP set, that binary is measured instead of the one built here. The examples named in
+# BENCH_ALSO_BUILD (an array) are built beside it.
 run_app_example() {
   local example="$1"
   shift
+  local examples=(--example "$example")
+  local also
+  for also in "${BENCH_ALSO_BUILD[@]}"; do
+    examples+=(--example "$also")
+  done
   build_ui
-  step "build: pi-desktop with the UI embedded, and the benchmark (cargo build ${E2E_CARGO_ARGS[*]} --bins --example $example)"
-  (cd "$REPO_ROOT" && cargo build "${E2E_CARGO_ARGS[@]}" --bins --example "$example")
+  step "build: pi-desktop with the UI embedded, and the benchmark (cargo build ${E2E_CARGO_ARGS[*]} --bins ${examples[*]})"
+  (cd "$REPO_ROOT" && cargo build "${E2E_CARGO_ARGS[@]}" --bins "${examples[@]}")
   local target
   target="$(cargo_target_dir)"
   step "bench: $example $*"

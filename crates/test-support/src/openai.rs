@@ -82,6 +82,12 @@ impl OpenAiServer {
     pub async fn client_closed(&self) {
         self.server.wait_closed(1).await;
     }
+
+    /// Resolves once clients closed `n` answers before their end; returns when the n-th was closed, as the
+    /// server saw it.
+    pub async fn nth_client_close(&self, n: usize) -> Instant {
+        self.server.wait_closed(n).await
+    }
 }
 
 fn is_chat(request: &Request) -> bool {

@@ -3,6 +3,9 @@
 //! the app like `scripts/test-e2e.sh` and runs this under Xvfb), or by hand:
 //! `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example app_bench -- --runs 5`. With `--quick-ask`,
 //! each cold start also measures the memory once the quick-ask window is open (its shortcut pressed with xdotool).
+//! Each cold start is followed by one of an empty Tauri 2 window (`src-tauri/examples/empty_window.rs`, built by
+//! the script next to this benchmark, or `PI_DESKTOP_EMPTY_WINDOW`), measured the same way: the floor the app's
+//! idle memory is compared with.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -29,15 +32,19 @@ mod app_processes;
 mod bench_report;
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
-use pi_test_support::openai::{OpenAiServer, Reply, unfinished_text_chunks};
+use pi_test_support::openai::{OpenAiServer, Reply, text_delta, unfinished_text_chunks};
+use pi_test_support::{Pacing, Response, Stream, StreamEnd};
 use serde_json::Value;
 
 use app_processes::{app_process, rss_pss_kib, with_descendants};
-use bench_report::load_average;
+use bench_report::{Stats, load_average};
 use model_server::LaunchApp;
 
 /// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
@@ -118,6 +125,11 @@ impl Samples {
         self.0.entry(name.to_owned()).or_default().push(value);
     }
 
+    fn median(&self, name: &str) -> Option<f64> {
+        let values = self.0.get(name)?;
+        Some(Stats::new(values.clone()).quantile(0.5))
+    }
+
     fn print(&self, unit: &str) {
         for (name, values) in &self.0 {
             let mut sorted = values.clone();
@@ -154,6 +166,45 @@ fn add_memory(memory: &mut Samples, prefix: &str, root: u32) {
         memory.add(&format!("{prefix}{kind} (x{count}): RSS"), mib(rss));
         memory.add(&format!("{prefix}{kind} (x{count}): PSS"), mib(pss));
     }
+}
+
+/// The empty window's binary: `PI_DESKTOP_EMPTY_WINDOW`, or `empty_window` next to this benchmark (both are
+/// examples of the same workspace, built into the same directory).
+fn empty_window_binary() -> PathBuf {
+    std::env::var_os("PI_DESKTOP_EMPTY_WINDOW").map_or_else(
+        || {
+            std::env::current_exe()
+                .unwrap()
+                .with_file_name("empty_window")
+        },
+        PathBuf::from,
+    )
+}
+
+/// One start of the empty Tauri window in a fresh home: spawn → its page loaded, and its memory (with its WebKit
+/// processes) once settled, like the app's.
+fn empty_window_floor(options: &Options, times: &mut Samples, memory: &mut Samples) {
+    let home = tempfile::tempdir().unwrap();
+    let spawned = Instant::now();
+    let mut child = Command::new(empty_window_binary())
+        .env("HOME", home.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the empty window did not start (build it with scripts/bench-app.sh)");
+    let stdout = child.stdout.take().unwrap();
+    let loaded = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line == "loaded");
+    assert!(loaded, "the empty window ended before its page loaded");
+    times.add(
+        "7 empty Tauri window: spawn -> page loaded",
+        spawned.elapsed().as_secs_f64() * 1000.0,
+    );
+    std::thread::sleep(options.settle);
+    add_memory(memory, "empty Tauri window: ", child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 /// Cold starts (each a fresh driver, session, app and home) and the idle memory of each.
@@ -213,6 +264,7 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
             add_memory(&mut memory, "quick ask open: ", process.pid);
         }
         app.close().await.unwrap();
+        empty_window_floor(options, &mut times, &mut memory);
     }
     (times, memory)
 }
@@ -231,15 +283,58 @@ document.querySelector('[data-testid="stop-button"]').addEventListener(
   'click', () => { window.__bench.clicked = performance.now(); }, { capture: true, once: true });
 "#;
 
-/// Stop clicks in one app against a model that holds every stream open.
-async fn stops(options: &Options) -> Samples {
-    let mut samples = Samples::default();
-    let server = OpenAiServer::start(vec![Reply::Hold(unfinished_text_chunks(&[
-        "Once upon a time, ",
-        "there was a partial answer",
-    ]))])
-    .await
-    .unwrap();
+/// What the model does while Stop is clicked.
+#[derive(Clone, Copy)]
+enum Load {
+    /// The stream stays open with nothing more to say.
+    HeldStream,
+    /// The stream goes on, a delta a millisecond, far longer than the run.
+    FastStream,
+}
+
+impl Load {
+    fn name(self) -> &'static str {
+        match self {
+            Self::HeldStream => "held-open stream",
+            Self::FastStream => "fast stream (a delta a ms)",
+        }
+    }
+
+    fn reply(self) -> Reply {
+        let opening = unfinished_text_chunks(&["Once upon a time, ", "there was a partial answer"]);
+        match self {
+            Self::HeldStream => Reply::Hold(opening),
+            Self::FastStream => {
+                let mut body = String::new();
+                for chunk in &opening {
+                    body.push_str(&format!("data: {chunk}\n\n"));
+                }
+                let first = body.len();
+                let delta = format!("data: {}\n\n", text_delta("and on "));
+                // Five minutes of deltas: the run is always stopped long before the end.
+                body.push_str(&delta.repeat(300_000));
+                let pacing = Pacing {
+                    write_size: Some(delta.len()),
+                    delay: Duration::from_millis(1),
+                    split_utf8: false,
+                };
+                // The opening arrives at once, so the page shows it before the deltas start.
+                Reply::Response(Response::stream(
+                    Stream::sse()
+                        .write(body[..first].to_owned())
+                        .write(body[first..].to_owned())
+                        .paced(pacing)
+                        .ending(StreamEnd::Hold),
+                ))
+            }
+        }
+    }
+}
+
+/// Stop clicks in one app against a model doing `load`: click → the model's connection closed (seen by the
+/// server) and click → Send enabled (in the page).
+async fn stops(options: &Options, load: Load, samples: &mut Samples) {
+    let server = OpenAiServer::start(vec![load.reply()]).await.unwrap();
     let app = AppUnderTest::launch(LaunchOptions {
         envs: server.app_envs(),
         args: Vec::new(),
@@ -247,6 +342,7 @@ async fn stops(options: &Options) -> Samples {
     .await
     .unwrap();
     wait_until_usable(&app).await;
+    let name = load.name();
     for stop in 1..=options.stops {
         app.send_prompt("Tell me a long story").await.unwrap();
         app.wait_for_xpath(&format!(
@@ -264,6 +360,9 @@ async fn stops(options: &Options) -> Samples {
             .unwrap();
         let clicked = Instant::now();
         stop_button.click().await.unwrap();
+        let closed = tokio::time::timeout(DEADLINE, server.nth_client_close(stop))
+            .await
+            .expect("the app never closed the model's connection after Stop");
         app.client()
             .wait()
             .at_most(DEADLINE)
@@ -274,6 +373,7 @@ async fn stops(options: &Options) -> Samples {
             .await
             .unwrap();
         let seen = clicked.elapsed().as_secs_f64() * 1000.0;
+        let closed_ms = closed.saturating_duration_since(clicked).as_secs_f64() * 1000.0;
         let in_page = app
             .client()
             .execute("return window.__bench;", Vec::new())
@@ -285,15 +385,26 @@ async fn stops(options: &Options) -> Samples {
             }
             other => panic!("the page did not record the stop: {other:?}"),
         };
-        samples.add("in page: click event -> Send enabled (DOM)", page_ms);
-        samples.add("over WebDriver: click sent -> Send seen enabled", seen);
-        println!("stop {stop}: {page_ms:.1} ms in page, {seen:.1} ms over WebDriver");
+        samples.add(
+            &format!("{name}: in page, click event -> Send enabled"),
+            page_ms,
+        );
+        samples.add(
+            &format!("{name}: click sent -> connection closed, seen by the server"),
+            closed_ms,
+        );
+        samples.add(
+            &format!("{name}: over WebDriver, click sent -> Send seen enabled"),
+            seen,
+        );
+        println!(
+            "stop {stop} during a {name}: {page_ms:.1} ms in page, closed after {closed_ms:.1} ms, {seen:.1} ms over WebDriver"
+        );
         app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
             .await
             .unwrap();
     }
     app.close().await.unwrap();
-    samples
 }
 
 #[tokio::main]
@@ -308,7 +419,10 @@ async fn main() {
         load_average()
     );
     let (times, memory) = cold_starts(&options).await;
-    let stop_times = stops(&options).await;
+    let mut stop_times = Samples::default();
+    for load in [Load::HeldStream, Load::FastStream] {
+        stops(&options, load, &mut stop_times).await;
+    }
     println!("\ncold start (ms):");
     times.print("ms");
     println!(
@@ -316,6 +430,13 @@ async fn main() {
         options.settle
     );
     memory.print("MiB");
+    let pss = |prefix: &str| memory.median(&format!("{prefix}all app processes: PSS"));
+    if let (Some(app), Some(floor)) = (pss(""), pss("empty Tauri window: ")) {
+        println!(
+            "  idle PSS, the app over the empty Tauri window: {:.2}x ({app:.1} / {floor:.1} MiB, medians)",
+            app / floor
+        );
+    }
     println!("\nStop -> Send enabled (ms):");
     stop_times.print("ms");
     println!("\nload at the end: {}", load_average());
