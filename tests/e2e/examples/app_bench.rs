@@ -43,15 +43,13 @@ use pi_test_support::openai::{OpenAiServer, Reply, text_delta, unfinished_text_c
 use pi_test_support::{Pacing, Response, Stream, StreamEnd};
 use serde_json::Value;
 
-use app_processes::{app_process, rss_pss_kib, with_descendants};
+use app_processes::{app_process, rss_pss_kib, uptime_seconds, with_descendants};
 use bench_report::{Stats, load_average};
 use model_server::LaunchApp;
 
 /// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
 const POLL: Duration = Duration::from_millis(10);
 const DEADLINE: Duration = Duration::from_secs(60);
-/// Linux's USER_HZ: /proc/PID/stat counts start times in these ticks.
-const CLOCK_TICKS_PER_SECOND: f64 = 100.0;
 
 struct Options {
     runs: usize,
@@ -89,12 +87,6 @@ fn parse_options() -> Options {
         }
     }
     options
-}
-
-/// Seconds since boot, from /proc/uptime (10 ms resolution), to place process start times on our clock.
-fn uptime_seconds() -> f64 {
-    let text = std::fs::read_to_string("/proc/uptime").unwrap();
-    text.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 async fn wait_until_usable(app: &AppUnderTest) {
@@ -222,8 +214,7 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
         let usable = spawned.elapsed();
         let timings = app.launch_timings();
         let process = app_process(app.home()).expect("no pi-desktop process with this home");
-        let app_spawned_after =
-            process.started_ticks as f64 / CLOCK_TICKS_PER_SECOND - uptime_at_spawn;
+        let app_spawned_after = process.started_seconds() - uptime_at_spawn;
         let ms = |duration: Duration| duration.as_secs_f64() * 1000.0;
         times.add("1 total: spawn driver -> usable window", ms(usable));
         times.add(

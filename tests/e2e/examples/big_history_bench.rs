@@ -33,6 +33,9 @@ mod app_processes;
 #[path = "../tests/support/bench_report.rs"]
 mod bench_report;
 
+#[path = "../tests/support/page_poll.rs"]
+mod page_poll;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,14 +45,13 @@ use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
-use app_processes::{app_process, app_pss_kib};
-use bench_report::{Stats, load_average};
+use app_processes::{app_process, app_pss_kib, uptime_seconds};
+use bench_report::{Stats, load_average, mib};
 use model_server::LaunchApp;
+use page_poll::poll;
 
 /// How long memory is left to settle before it is read.
 const SETTLE: Duration = Duration::from_secs(5);
-/// Linux's USER_HZ: /proc/PID/stat counts start times in these ticks.
-const CLOCK_TICKS_PER_SECOND: f64 = 100.0;
 /// The sidebar's search debounce (`SEARCH_DEBOUNCE_MS` in `ui/src/features/sidebar/Sidebar.tsx`), part of every
 /// page-side search time; it is also reported subtracted.
 const SEARCH_DEBOUNCE_MS: f64 = 200.0;
@@ -373,12 +375,6 @@ fn database_mib(path: &Path) -> (f64, f64) {
     )
 }
 
-/// Seconds since boot, from /proc/uptime (10 ms resolution), to place the app's start time on our clock.
-fn uptime_seconds() -> f64 {
-    let text = std::fs::read_to_string("/proc/uptime").unwrap();
-    text.split_whitespace().next().unwrap().parse().unwrap()
-}
-
 /// Types `arguments[0]` into the sidebar's search box the way React sees typing (the input's own value setter,
 /// then an input event); the page then stamps, once a frame, when the search results (or the no-results line)
 /// for it are on screen (`window.__searched`, ms after typing, with the number of hits). A blank query waits for
@@ -430,21 +426,6 @@ const check = () => {
 check();
 "#;
 
-async fn poll(app: &AppUnderTest, script: &str, deadline: Duration) -> Value {
-    let started = Instant::now();
-    loop {
-        let value = app.client().execute(script, vec![]).await.unwrap();
-        if !value.is_null() {
-            return value;
-        }
-        assert!(
-            started.elapsed() < deadline,
-            "no answer to {script} within {deadline:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// One search typed into the page: ms from typing to its results on screen, and the hits shown.
 async fn page_search(app: &AppUnderTest, query: &str) -> (f64, u64) {
     let term = query.split_whitespace().next().unwrap_or("");
@@ -478,11 +459,6 @@ fn host_searches(path: &Path, repeats: usize) -> Vec<(usize, Stats, usize)> {
             (index, Stats::new(times), hits)
         })
         .collect()
-}
-
-#[allow(clippy::cast_precision_loss, reason = "KiB to MiB for a report")]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 #[tokio::main]
@@ -541,8 +517,7 @@ async fn main() {
         };
         let process = app_process(app.home()).expect("no pi-desktop process with this home");
         #[allow(clippy::cast_precision_loss, reason = "clock ticks for a report")]
-        let app_started_after =
-            process.started_ticks as f64 / CLOCK_TICKS_PER_SECOND - uptime_at_spawn;
+        let app_started_after = process.started_seconds() - uptime_at_spawn;
         let start_to_sidebar = populated.as_secs_f64() * 1000.0 - app_started_after * 1000.0;
         let page = app
             .client()

@@ -28,6 +28,10 @@
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
 #[path = "../tests/support/bench_report.rs"]
 mod bench_report;
 

@@ -31,6 +31,9 @@ mod app_processes;
 #[path = "../tests/support/bench_report.rs"]
 mod bench_report;
 
+#[path = "../tests/support/page_poll.rs"]
+mod page_poll;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -40,8 +43,9 @@ use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
 use app_processes::app_pss_kib;
-use bench_report::{Stats, load_average};
+use bench_report::{Stats, load_average, mib};
 use model_server::LaunchApp;
+use page_poll::poll;
 
 /// The long conversation's title comes from its first question, which starts with this.
 const TITLE: &str = "A year of questions";
@@ -237,26 +241,6 @@ const tick = (now) => {
 };
 requestAnimationFrame(tick);
 "#;
-
-async fn poll(app: &AppUnderTest, script: &str, deadline: Duration) -> Value {
-    let started = Instant::now();
-    loop {
-        let value = app.client().execute(script, vec![]).await.unwrap();
-        if !value.is_null() {
-            return value;
-        }
-        assert!(
-            started.elapsed() < deadline,
-            "no answer to {script} within {deadline:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-#[allow(clippy::cast_precision_loss, reason = "KiB to MiB for a report")]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
 
 #[tokio::main]
 async fn main() {

@@ -3,11 +3,34 @@
 
 use std::path::Path;
 
+/// Linux's USER_HZ: /proc/PID/stat counts start times in these ticks.
+const CLOCK_TICKS_PER_SECOND: f64 = 100.0;
+
 pub(crate) struct Process {
     pub(crate) pid: u32,
     pub(crate) parent: u32,
     pub(crate) kind: String,
     pub(crate) started_ticks: u64,
+}
+
+impl Process {
+    /// When the process started, in seconds since boot (10 ms resolution), the clock of [`uptime_seconds`].
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "clock ticks since boot fit an f64"
+    )]
+    pub(crate) fn started_seconds(&self) -> f64 {
+        self.started_ticks as f64 / CLOCK_TICKS_PER_SECOND
+    }
+}
+
+/// Seconds since boot, from /proc/uptime (10 ms resolution), to place process start times on our clock.
+pub(crate) fn uptime_seconds() -> f64 {
+    let text = std::fs::read_to_string("/proc/uptime").unwrap_or_default();
+    text.split_whitespace()
+        .next()
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 pub(crate) fn processes() -> Vec<Process> {

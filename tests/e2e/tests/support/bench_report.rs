@@ -1,6 +1,12 @@
 //! What the benchmarks report besides their own figures: nearest-rank statistics of samples, and the machine's
 //! load printed beside them.
 
+/// KiB (as /proc reports memory) in MiB.
+#[allow(clippy::cast_precision_loss, reason = "KiB to MiB for a report")]
+pub(crate) fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
 /// Sorted samples: nearest-rank quantiles.
 pub(crate) struct Stats(Vec<f64>);
 
