@@ -44,7 +44,7 @@ use pi_test_support::{Pacing, Response, Stream, StreamEnd};
 use serde_json::Value;
 
 use app_processes::{app_process, rss_pss_kib, uptime_seconds, with_descendants};
-use bench_report::{Stats, load_average};
+use bench_report::load_average;
 use model_server::LaunchApp;
 
 /// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
@@ -117,20 +117,22 @@ impl Samples {
         self.0.entry(name.to_owned()).or_default().push(value);
     }
 
+    /// The median of the samples named `name`: the middle one, or the mean of the two middle ones.
     fn median(&self, name: &str) -> Option<f64> {
-        let values = self.0.get(name)?;
-        Some(Stats::new(values.clone()).quantile(0.5))
+        let mut sorted = self.0.get(name)?.clone();
+        sorted.sort_by(f64::total_cmp);
+        Some(if sorted.len() % 2 == 1 {
+            sorted[sorted.len() / 2]
+        } else {
+            f64::midpoint(sorted[sorted.len() / 2 - 1], sorted[sorted.len() / 2])
+        })
     }
 
     fn print(&self, unit: &str) {
         for (name, values) in &self.0 {
             let mut sorted = values.clone();
             sorted.sort_by(f64::total_cmp);
-            let median = if sorted.len() % 2 == 1 {
-                sorted[sorted.len() / 2]
-            } else {
-                f64::midpoint(sorted[sorted.len() / 2 - 1], sorted[sorted.len() / 2])
-            };
+            let median = self.median(name).unwrap_or(f64::NAN);
             println!(
                 "  {name:<44} median {median:>8.1} {unit}  (min {:.1}, max {:.1}, n={})",
                 sorted[0],
