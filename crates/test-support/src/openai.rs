@@ -80,7 +80,7 @@ impl OpenAiServer {
     /// Resolves once a client closed an answer before its end, a held-open one for instance (at once if one
     /// already did).
     pub async fn client_closed(&self) {
-        self.server.wait_closed(1).await;
+        self.nth_client_close(1).await;
     }
 
     /// Resolves once clients closed `n` answers before their end; returns when the n-th was closed, as the
@@ -114,14 +114,19 @@ fn answer(request: &Request, replies: &Mutex<VecDeque<Reply>>) -> Response {
         ),
         Some(Reply::Status(status, body)) => Response::json(status, &body),
         Some(Reply::Response(response)) => response,
-        Some(Reply::Stream(chunks)) => Response::stream(events(&chunks).write(DONE)),
-        Some(Reply::Hold(chunks)) => Response::stream(events(&chunks).ending(StreamEnd::Hold)),
-        Some(Reply::Feed(chunks)) => Response::stream(events(&chunks).ending(StreamEnd::Feed)),
+        Some(Reply::Stream(chunks)) => Response::stream(event_stream(&chunks).write(DONE)),
+        Some(Reply::Hold(chunks)) => {
+            Response::stream(event_stream(&chunks).ending(StreamEnd::Hold))
+        }
+        Some(Reply::Feed(chunks)) => {
+            Response::stream(event_stream(&chunks).ending(StreamEnd::Feed))
+        }
     }
 }
 
-/// An event stream of `chunks`, one `data:` event a write.
-fn events(chunks: &[Value]) -> Stream {
+/// An event stream of `chunks`, one `data:` event a write and nothing after them: the body of the replies, for a
+/// [`Reply::Response`] that paces or ends it otherwise.
+pub fn event_stream(chunks: &[Value]) -> Stream {
     chunks.iter().fold(Stream::sse(), |stream, chunk| {
         stream.write(data_event(chunk))
     })

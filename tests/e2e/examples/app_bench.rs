@@ -39,8 +39,10 @@ use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
-use pi_test_support::openai::{OpenAiServer, Reply, text_delta, unfinished_text_chunks};
-use pi_test_support::{Pacing, Response, Stream, StreamEnd};
+use pi_test_support::openai::{
+    OpenAiServer, Reply, event_stream, text_delta, unfinished_text_chunks,
+};
+use pi_test_support::{Pacing, Response, StreamEnd};
 use serde_json::Value;
 
 use app_processes::{app_process, rss_pss_kib, uptime_seconds, with_descendants};
@@ -298,26 +300,16 @@ impl Load {
         match self {
             Self::HeldStream => Reply::Hold(opening),
             Self::FastStream => {
-                let mut body = String::new();
-                for chunk in &opening {
-                    body.push_str(&format!("data: {chunk}\n\n"));
-                }
-                let first = body.len();
-                let delta = format!("data: {}\n\n", text_delta("and on "));
+                let mut chunks = opening;
                 // Five minutes of deltas: the run is always stopped long before the end.
-                body.push_str(&delta.repeat(300_000));
+                chunks.extend(std::iter::repeat_n(text_delta("and on "), 300_000));
                 let pacing = Pacing {
-                    write_size: Some(delta.len()),
+                    write_size: None,
                     delay: Duration::from_millis(1),
                     split_utf8: false,
                 };
-                // The opening arrives at once, so the page shows it before the deltas start.
                 Reply::Response(Response::stream(
-                    Stream::sse()
-                        .write(body[..first].to_owned())
-                        .write(body[first..].to_owned())
-                        .paced(pacing)
-                        .ending(StreamEnd::Hold),
+                    event_stream(&chunks).paced(pacing).ending(StreamEnd::Hold),
                 ))
             }
         }
