@@ -442,13 +442,13 @@ async fn page_search(app: &AppUnderTest, query: &str) -> (f64, u64) {
     )
 }
 
-/// The store's own search over `path`, `repeats` times per query, with the sidebar's limit (50).
-fn host_searches(path: &Path, repeats: usize) -> Vec<(usize, Stats, usize)> {
+/// The store's own search over `path`, `repeats` times per query, with the sidebar's limit (50): the times and
+/// the hits, in the order of [`QUERIES`].
+fn host_searches(path: &Path, repeats: usize) -> Vec<(Stats, usize)> {
     let store = Store::open(path).unwrap().store;
     QUERIES
         .iter()
-        .enumerate()
-        .map(|(index, (_, query))| {
+        .map(|(_, query)| {
             let mut times = Vec::new();
             let mut hits = 0;
             for _ in 0..repeats {
@@ -456,7 +456,7 @@ fn host_searches(path: &Path, repeats: usize) -> Vec<(usize, Stats, usize)> {
                 hits = store.search(query, 50).unwrap().len();
                 times.push(started.elapsed().as_secs_f64() * 1000.0);
             }
-            (index, Stats::new(times), hits)
+            (Stats::new(times), hits)
         })
         .collect()
 }
@@ -516,7 +516,6 @@ async fn main() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         };
         let process = app_process(app.home()).expect("no pi-desktop process with this home");
-        #[allow(clippy::cast_precision_loss, reason = "clock ticks for a report")]
         let app_started_after = process.started_seconds() - uptime_at_spawn;
         let start_to_sidebar = populated.as_secs_f64() * 1000.0 - app_started_after * 1000.0;
         let page = app
@@ -557,8 +556,7 @@ async fn main() {
     println!(
         "class        query              hits  page_p50_ms  page_p95_ms  page_max_ms  after_debounce_p95_ms  host_p50_ms  host_p95_ms  host_max_ms"
     );
-    for (index, times, host_hits) in host {
-        let (class, query) = QUERIES[index];
+    for (index, ((class, query), (times, host_hits))) in QUERIES.iter().zip(host).enumerate() {
         let page = Stats::new(per_query[index].clone());
         println!(
             "{class:<11}  {:<17}  {:>4}  {:>11.0}  {:>11.0}  {:>11.0}  {:>21.0}  {:>11.1}  {:>11.1}  {:>11.1}",
