@@ -179,7 +179,7 @@ fn empty_window_binary() -> PathBuf {
 
 /// One start of the empty Tauri window in a fresh home: spawn → its page loaded, and its memory (with its WebKit
 /// processes) once settled, like the app's.
-fn empty_window_floor(options: &Options, times: &mut Samples, memory: &mut Samples) {
+async fn empty_window_floor(options: &Options, times: &mut Samples, memory: &mut Samples) {
     let home = tempfile::tempdir().unwrap();
     let spawned = Instant::now();
     let mut child = Command::new(empty_window_binary())
@@ -197,7 +197,7 @@ fn empty_window_floor(options: &Options, times: &mut Samples, memory: &mut Sampl
         "7 empty Tauri window: spawn -> page loaded",
         spawned.elapsed().as_secs_f64() * 1000.0,
     );
-    std::thread::sleep(options.settle);
+    tokio::time::sleep(options.settle).await;
     add_memory(memory, "empty Tauri window: ", child.id());
     child.kill().unwrap();
     child.wait().unwrap();
@@ -259,7 +259,7 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
             add_memory(&mut memory, "quick ask open: ", process.pid);
         }
         app.close().await.unwrap();
-        empty_window_floor(options, &mut times, &mut memory);
+        empty_window_floor(options, &mut times, &mut memory).await;
     }
     (times, memory)
 }
@@ -320,12 +320,7 @@ impl Load {
 /// server) and click → Send enabled (in the page).
 async fn stops(options: &Options, load: Load, samples: &mut Samples) {
     let server = OpenAiServer::start(vec![load.reply()]).await.unwrap();
-    let app = AppUnderTest::launch(LaunchOptions {
-        envs: server.app_envs(),
-        args: Vec::new(),
-    })
-    .await
-    .unwrap();
+    let app = server.launch_app().await;
     wait_until_usable(&app).await;
     let name = load.name();
     for stop in 1..=options.stops {
