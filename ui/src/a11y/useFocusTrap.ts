@@ -29,6 +29,9 @@ export function useFocusTrap(container: RefObject<HTMLElement | null>, options: 
       allowOutsideClick: true,
       // Synchronous, so a key pressed right after opening already lands inside.
       delayInitialFocus: false,
+      // Also synchronous: the focus is back where it belongs the moment the dialog is gone, not one timer later
+      // (until then the resumed outer trap holds it on its own container).
+      delayReturnFocus: false,
       setReturnFocus: (previous) => {
         const chosen = latest.current.returnFocus?.() ?? null;
         if (chosen !== null) return chosen;
