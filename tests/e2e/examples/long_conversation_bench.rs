@@ -38,7 +38,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use desktop_host::store::{DATABASE_FILE_NAME, Store};
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
@@ -258,15 +257,7 @@ async fn main() {
         let seed_s = seeding.elapsed().as_secs_f64();
         // No request is made: the server only gives the app a usable model.
         let server = OpenAiServer::start(vec![]).await.unwrap();
-        let app = AppUnderTest::launch_in(
-            home,
-            LaunchOptions {
-                envs: server.app_envs(),
-                args: Vec::new(),
-            },
-        )
-        .await
-        .unwrap();
+        let app = server.launch_app_in(home).await;
         app.wait_for_css(r#"[data-testid="conversation-item"]"#)
             .await
             .unwrap();

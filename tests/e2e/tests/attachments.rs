@@ -234,15 +234,7 @@ async fn a_pdf_from_downloads_reaches_the_model_as_its_text_and_is_shown_after_a
     app.screenshot("attachments-pdf-sent").await.unwrap();
 
     let home = app.terminate().await.unwrap();
-    let again = AppUnderTest::launch_in(
-        home,
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap();
+    let again = server.launch_app_in(home).await;
     again
         .wait_for_css(r#"[data-testid="conversation-item"] [data-testid="conversation-open"]"#)
         .await

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::{
     OpenAiServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
 };
@@ -314,15 +314,7 @@ async fn a_link_in_an_answer_opens_in_the_system_browser_and_the_window_stays_on
     ]))])
     .await
     .unwrap();
-    let app = AppUnderTest::launch_in(
-        home_with_recording_browser(),
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap();
+    let app = server.launch_app_in(home_with_recording_browser()).await;
     app.send_prompt("Where is the guide?").await.unwrap();
     let link = app
         .wait_for_xpath(

@@ -98,15 +98,7 @@ async fn a_crash_while_streaming_keeps_the_conversation_and_marks_the_partial_an
     app.screenshot("crash-before-kill").await.unwrap();
 
     let home = app.kill().await.unwrap();
-    let again = AppUnderTest::launch_in(
-        home,
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap();
+    let again = server.launch_app_in(home).await;
 
     again.find_test_id("conversation-item").await.unwrap();
     let items = again

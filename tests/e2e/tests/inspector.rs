@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::{
     OpenAiServer, Reply, text_chunks, tool_call_chunks, unfinished_text_chunks,
 };
@@ -139,15 +139,7 @@ async fn the_inspector_shows_each_runs_turns_and_exit_keeps_them_after_a_restart
 
     // After a restart the runs are still there.
     let home = app.terminate().await.unwrap();
-    let again = AppUnderTest::launch_in(
-        home,
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap();
+    let again = server.launch_app_in(home).await;
     again.find_test_id("conversation-item").await.unwrap();
     again
         .client()

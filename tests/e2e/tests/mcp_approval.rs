@@ -3,7 +3,7 @@
 //! `mcp.json`: the tool card asks before anything runs; Allow once runs it and the answer streams; Deny gives the
 //! model the refusal; Stop while the card asks ends the run with nothing run; the settings list the server, ready.
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::ReferenceServer;
 use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, tool_call_chunks};
 use serde_json::Value;
@@ -23,15 +23,7 @@ fn home_with_the_reference_server() -> tempfile::TempDir {
 }
 
 async fn launch(server: &OpenAiServer) -> AppUnderTest {
-    AppUnderTest::launch_in(
-        home_with_the_reference_server(),
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap()
+    server.launch_app_in(home_with_the_reference_server()).await
 }
 
 /// A model that asks for `everything__get-sum` of 2 and 3, then says `answer`.

@@ -2,7 +2,7 @@
 //! switch between its versions (and the next request carries the version shown), edit a question into a new
 //! branch, and continue an answer cut off by the length limit into one answer.
 
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::{MODEL, OpenAiServer, Reply, text_chunks, unfinished_text_chunks};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -143,15 +143,7 @@ async fn a_regenerated_answer_is_version_2_of_2_and_the_next_request_carries_the
 
     // The versions and the version shown are kept: after a restart the navigator still reads 1/2.
     let home = app.terminate().await.unwrap();
-    let again = AppUnderTest::launch_in(
-        home,
-        LaunchOptions {
-            envs: server.app_envs(),
-            args: Vec::new(),
-        },
-    )
-    .await
-    .unwrap();
+    let again = server.launch_app_in(home).await;
     again
         .wait_for_xpath(&navigator("answer", "1/2"))
         .await

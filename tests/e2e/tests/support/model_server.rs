@@ -13,6 +13,10 @@ pub(crate) trait LaunchApp {
     /// Launches the app pointed at this server (a home of its own, no arguments).
     async fn launch_app(&self) -> AppUnderTest;
 
+    /// Launches the app pointed at this server in `home` (no arguments): a home prepared before, or the one a
+    /// closed app left behind.
+    async fn launch_app_in(&self, home: tempfile::TempDir) -> AppUnderTest;
+
     /// Like [`LaunchApp::launch_app`], with `settings` (JSON) as the settings file and an empty Downloads folder.
     async fn launch_app_with_settings(&self, settings: &str) -> AppUnderTest;
 }
@@ -39,15 +43,7 @@ impl LaunchApp for OpenAiServer {
         .unwrap()
     }
 
-    async fn launch_app_with_settings(&self, settings: &str) -> AppUnderTest {
-        let home = tempfile::Builder::new()
-            .prefix("pi-desktop-e2e-home-")
-            .tempdir()
-            .unwrap();
-        let config = home.path().join(".config/pi-desktop");
-        std::fs::create_dir_all(&config).unwrap();
-        std::fs::write(config.join("settings.json"), settings).unwrap();
-        std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
+    async fn launch_app_in(&self, home: tempfile::TempDir) -> AppUnderTest {
         AppUnderTest::launch_in(
             home,
             LaunchOptions {
@@ -57,5 +53,17 @@ impl LaunchApp for OpenAiServer {
         )
         .await
         .unwrap()
+    }
+
+    async fn launch_app_with_settings(&self, settings: &str) -> AppUnderTest {
+        let home = tempfile::Builder::new()
+            .prefix("pi-desktop-e2e-home-")
+            .tempdir()
+            .unwrap();
+        let config = home.path().join(".config/pi-desktop");
+        std::fs::create_dir_all(&config).unwrap();
+        std::fs::write(config.join("settings.json"), settings).unwrap();
+        std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
+        self.launch_app_in(home).await
     }
 }
