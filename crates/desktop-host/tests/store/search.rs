@@ -207,3 +207,52 @@ fn words_from_the_book_chapter_are_found_in_a_long_mixed_message() {
         "the excerpt stops before the download tool"
     );
 }
+
+#[test]
+fn a_limited_search_keeps_the_most_recently_written_matches_shown_newest_conversation_first() {
+    let test_store = TestStore::new();
+    let store = &test_store.store;
+    let first = store.create_conversation(None).unwrap().id;
+    store
+        .append_message(&first, &user("lunch order one"))
+        .unwrap();
+    test_store.clock.advance(1_000);
+    let second = store.create_conversation(None).unwrap().id;
+    store
+        .append_message(&second, &user("lunch order two"))
+        .unwrap();
+    store
+        .append_message(&second, &assistant("lunch order three", "stop"))
+        .unwrap();
+    test_store.clock.advance(1_000);
+    // The first conversation is written to last: its newest message is the newest match of all.
+    store
+        .append_message(&first, &assistant("lunch order four", "stop"))
+        .unwrap();
+
+    let positions = |query: &str, limit: usize| -> Vec<(ConversationId, i64)> {
+        store
+            .search(query, limit)
+            .unwrap()
+            .into_iter()
+            .map(|hit| (hit.conversation_id, hit.message_seq))
+            .collect()
+    };
+    // Two of the four: the two written last, the first conversation (changed last) shown first.
+    assert_eq!(
+        positions("lunch order", 2),
+        vec![(first.clone(), 1), (second.clone(), 1)]
+    );
+    // All four, each conversation's in message order.
+    assert_eq!(
+        positions("lunch", 10),
+        vec![
+            (first.clone(), 0),
+            (first.clone(), 1),
+            (second.clone(), 0),
+            (second.clone(), 1)
+        ]
+    );
+    // The same through the short-term scan (two characters, no index).
+    assert_eq!(positions("lu", 1), vec![(first, 1)]);
+}
