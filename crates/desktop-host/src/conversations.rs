@@ -119,6 +119,8 @@ pub struct OpenConversation {
 pub struct ConversationList {
     /// Live conversations grouped by the local day of their last change, newest first.
     pub days: Vec<DayGroup>,
+    /// Whether older live conversations were left out (the list asked for was limited).
+    pub more: bool,
     /// The active conversation, once one was opened.
     pub active_id: Option<ConversationId>,
     /// Conversations with a run going on now (the active one or in the background).
@@ -349,17 +351,22 @@ impl Conversations {
             .await
     }
 
-    /// The sidebar's list: live conversations by day (the system's time zone), newest first.
-    pub fn list_conversations(&self) -> Result<ConversationList, ConversationsError> {
-        self.list_conversations_in(DayZone::System)
+    /// The sidebar's list: the `limit` most recent live conversations (all without a limit) by day (the
+    /// system's time zone), newest first.
+    pub fn list_conversations(
+        &self,
+        limit: Option<usize>,
+    ) -> Result<ConversationList, ConversationsError> {
+        self.list_conversations_in(DayZone::System, limit)
     }
 
     /// [`Conversations::list_conversations`] with days in `zone`.
     pub fn list_conversations_in(
         &self,
         zone: DayZone,
+        limit: Option<usize>,
     ) -> Result<ConversationList, ConversationsError> {
-        let conversations = self.inner.store.list_conversations()?;
+        let recent = self.inner.store.list_recent_conversations(limit)?;
         let open = self.lock_open();
         let mut streaming_ids: Vec<ConversationId> = open
             .sessions
@@ -369,7 +376,8 @@ impl Conversations {
             .collect();
         streaming_ids.sort();
         Ok(ConversationList {
-            days: group_by_day(&conversations, zone),
+            days: group_by_day(&recent.conversations, zone),
+            more: recent.more,
             active_id: open.active.clone(),
             streaming_ids,
             storage: self.inner.storage.clone(),

@@ -84,7 +84,8 @@ pub use run_logs::{NewRunLog, RUN_LOG_CAP_BYTES, StoredRun};
 pub use search::SearchHit;
 pub use snippet::SnippetPart;
 pub use store_handle::{
-    ConversationSummary, DATABASE_FILE_NAME, OpenedStore, Store, UNDO_WINDOW_MS,
+    ConversationSummary, DATABASE_FILE_NAME, OpenedStore, RecentConversations, Store,
+    UNDO_WINDOW_MS,
 };
 pub use title::title_from_text;
 pub use transcript::{EntryState, INTERRUPTED_ERROR_MESSAGE, Transcript, TranscriptEntry};

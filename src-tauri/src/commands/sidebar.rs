@@ -23,12 +23,16 @@ const SEARCH_LIMIT_DEFAULT: usize = 50;
 /// The most a caller may ask for.
 const SEARCH_LIMIT_MAX: usize = 200;
 
-/// The conversations by day, newest first, with the active one, those streaming now and the storage status.
+/// The conversations by day, newest first (the `limit` most recent when given, saying whether there are more),
+/// with the active one, those streaming now and the storage status.
 #[tauri::command]
 pub(crate) async fn list_conversations(
     conversations: State<'_, Conversations>,
+    limit: Option<usize>,
 ) -> Result<ConversationList, CommandError> {
-    conversations.list_conversations().map_err(to_command_error)
+    conversations
+        .list_conversations(limit)
+        .map_err(to_command_error)
 }
 
 /// Full-text search; each hit's snippet comes as plain/highlighted parts (never markup).

@@ -31,6 +31,9 @@ mod dialogs;
 // A crash (SIGKILL) while an answer streams, and the restart on the same data.
 mod crash;
 
+// A history longer than the sidebar's first page: listed page by page, all of it searchable.
+mod history;
+
 // The first run with nothing configured: the setup card, a local server found, a custom server tested.
 mod first_run;
 

@@ -38,8 +38,9 @@ export function isInterruptedMessage(message: AgentMessage): boolean {
   return message.role === "assistant" && message.errorMessage === INTERRUPTED_ERROR_MESSAGE;
 }
 
-export function listConversations(): Promise<ConversationList> {
-  return invoke<ConversationList>("list_conversations");
+/** The sidebar's list: the `limit` most recent conversations (all without one), and whether there are more. */
+export function listConversations(limit?: number): Promise<ConversationList> {
+  return invoke<ConversationList>("list_conversations", limit === undefined ? {} : { limit });
 }
 
 /** Full-text search; a blank query resolves with `[]`. */

@@ -138,6 +138,7 @@ describe("the chat screens", () => {
           },
         ],
         activeId: "c-1",
+        more: false,
         streamingIds: [],
         storage: { persistent: true, notices: [] },
       };

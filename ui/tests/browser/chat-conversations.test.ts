@@ -65,6 +65,7 @@ beforeAll(async () => {
           },
         ],
         activeId: "a",
+        more: false,
         streamingIds: [],
         storage: { persistent: true, notices: [] },
       },

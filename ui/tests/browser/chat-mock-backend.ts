@@ -125,7 +125,7 @@ window.__chatMock = {
     return runId !== null;
   },
   conversations: {
-    list: { days: [], activeId: null, streamingIds: [], storage: { persistent: true, notices: [] } },
+    list: { days: [], activeId: null, more: false, streamingIds: [], storage: { persistent: true, notices: [] } },
     states: {},
   },
   mcpServers: { configFile: "/home/ada/.config/pi-desktop/mcp.json", servers: [], problems: [] },

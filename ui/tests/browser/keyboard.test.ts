@@ -53,6 +53,7 @@ beforeAll(async () => {
           },
         ],
         activeId: "a",
+        more: false,
         streamingIds: [],
         storage: { persistent: true, notices: [] },
       },

@@ -90,6 +90,7 @@ beforeAll(async () => {
             },
           ],
           activeId: "empty",
+          more: false,
           streamingIds: [],
           storage: { persistent: true, notices: [] },
         },

@@ -68,7 +68,7 @@ mockIPC((cmd, payload) => {
         thinkingLevel: "off",
       };
     case "list_conversations":
-      return { days: [], activeId: null, streamingIds: [], storage: { persistent: true, notices: [] } };
+      return { days: [], activeId: null, more: false, streamingIds: [], storage: { persistent: true, notices: [] } };
     case "get_settings":
       return settingsView();
     case "provider_status":

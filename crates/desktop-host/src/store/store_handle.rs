@@ -41,6 +41,15 @@ pub struct ConversationSummary {
     pub updated_at: i64,
 }
 
+/// The most recently changed conversations, newest first, and whether older ones are left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecentConversations {
+    /// The conversations, newest first.
+    pub conversations: Vec<ConversationSummary>,
+    /// Whether there are older live conversations than these.
+    pub more: bool,
+}
+
 /// A store just opened, with what opening had to do.
 #[derive(Debug)]
 pub struct OpenedStore {
@@ -162,18 +171,39 @@ impl Store {
 
     /// All live conversations, most recently updated first (see [`super::group_by_day`] for the sidebar's days).
     pub fn list_conversations(&self) -> Result<Vec<ConversationSummary>, StoreError> {
-        self.with_connection(|connection| {
+        Ok(self.list_recent_conversations(None)?.conversations)
+    }
+
+    /// The `limit` most recently changed live conversations, newest first (all of them without a limit),
+    /// and whether there are more: what a list that grows as it is scrolled asks for.
+    pub fn list_recent_conversations(
+        &self,
+        limit: Option<usize>,
+    ) -> Result<RecentConversations, StoreError> {
+        // One row past the limit says whether there are more; SQLite reads LIMIT -1 as no limit.
+        let fetch = limit.map_or(-1, |limit| {
+            i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1)
+        });
+        let mut conversations = self.with_connection(|connection| {
             let mut statement = connection
-                .prepare(
+                .prepare_cached(
                     "SELECT id, title, model, created_at, updated_at FROM conversations
-                     WHERE deleted_at IS NULL ORDER BY updated_at DESC, created_at DESC, id",
+                     WHERE deleted_at IS NULL ORDER BY updated_at DESC, created_at DESC, id LIMIT ?1",
                 )
                 .map_err(StoreError::sqlite("list conversations"))?;
             let rows = statement
-                .query_map([], summary_from_row)
+                .query_map([fetch], summary_from_row)
                 .map_err(StoreError::sqlite("list conversations"))?;
             rows.collect::<Result<Vec<_>, _>>()
                 .map_err(StoreError::sqlite("list conversations"))
+        })?;
+        let more = limit.is_some_and(|limit| conversations.len() > limit);
+        if let Some(limit) = limit {
+            conversations.truncate(limit);
+        }
+        Ok(RecentConversations {
+            conversations,
+            more,
         })
     }
 

@@ -117,6 +117,40 @@ fn the_list_is_newest_first_and_groups_by_day() {
 }
 
 #[test]
+fn a_limited_list_holds_the_most_recent_and_says_whether_there_are_more() {
+    let test_store = TestStore::new();
+    let mut created = Vec::new();
+    for index in 0..5 {
+        let conversation = test_store.store.create_conversation(None).unwrap();
+        test_store
+            .store
+            .append_message(&conversation.id, &user(&format!("question {index}")))
+            .unwrap();
+        test_store.clock.advance(1_000);
+        created.push(conversation.id);
+    }
+    test_store.store.delete_conversation(&created[4]).unwrap();
+    let newest_first: Vec<ConversationId> = created[..4].iter().rev().cloned().collect();
+
+    let ids = |limit: Option<usize>| {
+        let recent = test_store.store.list_recent_conversations(limit).unwrap();
+        let ids: Vec<ConversationId> = recent
+            .conversations
+            .into_iter()
+            .map(|summary| summary.id)
+            .collect();
+        (ids, recent.more)
+    };
+    assert_eq!(ids(Some(2)), (newest_first[..2].to_vec(), true));
+    assert_eq!(ids(Some(3)), (newest_first[..3].to_vec(), true));
+    // The deleted one is not counted: exactly four are live.
+    assert_eq!(ids(Some(4)), (newest_first.clone(), false));
+    assert_eq!(ids(Some(10)), (newest_first.clone(), false));
+    assert_eq!(ids(None), (newest_first, false));
+    assert_eq!(ids(Some(0)), (Vec::new(), true));
+}
+
+#[test]
 fn a_deleted_conversation_can_be_restored_until_the_undo_window_ends() {
     let test_store = TestStore::new();
     let kept = test_store.store.create_conversation(None).unwrap();

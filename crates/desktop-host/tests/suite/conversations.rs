@@ -207,7 +207,7 @@ async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
     beta_log.wait_for_idle().await;
 
     let list = conversations
-        .list_conversations_in(DayZone::FixedOffset { seconds_east: 0 })
+        .list_conversations_in(DayZone::FixedOffset { seconds_east: 0 }, None)
         .unwrap();
     assert_eq!(list.active_id, Some(beta.id.clone()));
     assert_eq!(list.streaming_ids, vec![alpha.id.clone()]);
@@ -274,7 +274,7 @@ async fn switching_while_a_run_streams_keeps_it_running_and_its_events_apart() {
         "no second session for an open conversation"
     );
 
-    let list = conversations.list_conversations().unwrap();
+    let list = conversations.list_conversations(None).unwrap();
     let mut listed: Vec<ConversationId> = list
         .days
         .iter()
@@ -409,7 +409,7 @@ async fn after_a_restart_the_transcript_is_back_and_a_cut_off_answer_is_marked_i
             EntryState::Interrupted
         ]
     );
-    let title = second_run.list_conversations().unwrap().days[0].conversations[0]
+    let title = second_run.list_conversations(None).unwrap().days[0].conversations[0]
         .title
         .clone();
     assert_eq!(title.as_deref(), Some("hello"));
@@ -493,7 +493,10 @@ async fn a_folder_that_cannot_hold_a_database_falls_back_to_memory_and_the_chat_
         "{}",
         storage.notices[0]
     );
-    assert_eq!(conversations.list_conversations().unwrap().storage, storage);
+    assert_eq!(
+        conversations.list_conversations(None).unwrap().storage,
+        storage
+    );
 
     let active = conversations.active().await.unwrap();
     let mut log = log_of(&conversations, &active);
@@ -663,7 +666,7 @@ async fn without_usable_settings_the_list_still_works_and_opening_says_why() {
     assert!(matches!(error, ConversationsError::SessionOptions(_)));
     assert_eq!(error.to_string(), "no provider is configured: set PI_API");
     assert_eq!(conversations.active_id(), None);
-    let list = conversations.list_conversations().unwrap();
+    let list = conversations.list_conversations(None).unwrap();
     assert_eq!(list.days[0].conversations[0].id, first.id);
     assert_eq!(conversations.search("broke", 10).unwrap().len(), 2);
     conversations

@@ -22,7 +22,7 @@ const ipc = vi.hoisted(() => ({
 }));
 vi.mock("../../ipc/conversations", () => ipc);
 
-import { Sidebar } from "./Sidebar";
+import { LIST_PAGE_SIZE, Sidebar } from "./Sidebar";
 import { STRINGS } from "../../i18n/strings";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -40,6 +40,7 @@ const LIST: ConversationList = {
   ],
   activeId: "c3",
   // The list's own streaming marks are not what the dot shows: the window's answering conversations are.
+  more: false,
   streamingIds: ["c1"],
   storage: { persistent: true, notices: [] },
 };
@@ -171,10 +172,6 @@ describe("Sidebar", () => {
     const props = await renderSidebar();
 
     await type(byTestId("conversation-search")[0] as HTMLInputElement, "  invoice ");
-    expect(ipc.searchConversations).not.toHaveBeenCalled();
-    await act(async () => {
-      vi.advanceTimersByTime(200);
-    });
     await flush();
     expect(ipc.searchConversations).toHaveBeenCalledWith("invoice");
     const snippet = byTestId("search-snippet")[0];
@@ -268,6 +265,68 @@ describe("Sidebar", () => {
     await flush();
     expect(ipc.renameConversation).toHaveBeenCalledWith("c1", "Rechnungen");
     expect(byTestId("conversation-rename-input")).toHaveLength(0);
+  });
+
+  it("asks for the first page of the list, and for more from its end", async () => {
+    ipc.listConversations.mockResolvedValue({ ...LIST, more: true });
+    await renderSidebar();
+    expect(ipc.listConversations).toHaveBeenLastCalledWith(LIST_PAGE_SIZE);
+    const more = byTestId("conversations-more");
+    expect(more.map((button) => button.textContent)).toEqual(["Show older conversations"]);
+
+    // The three conversations given are fewer than the page asked for: the list is still loading, so the
+    // end asks for nothing more.
+    await click(more[0]);
+    expect(ipc.listConversations).toHaveBeenCalledTimes(1);
+
+    const page = Array.from({ length: LIST_PAGE_SIZE }, (_, index) => ({
+      id: `p${index}`,
+      title: `Conversation ${index}`,
+      model: null,
+      createdAt: 0,
+      updatedAt: LIST_PAGE_SIZE - index,
+    }));
+    ipc.listConversations.mockResolvedValue({ ...LIST, days: [{ day: today, conversations: page }], more: true });
+    await renderSidebar({ refreshToken: 1 });
+    expect(byTestId("conversation-open")).toHaveLength(LIST_PAGE_SIZE);
+    await click(byTestId("conversations-more")[0]);
+    expect(ipc.listConversations).toHaveBeenLastCalledWith(2 * LIST_PAGE_SIZE);
+
+    ipc.listConversations.mockResolvedValue({ ...LIST, more: false });
+    await renderSidebar({ refreshToken: 2 });
+    expect(byTestId("conversations-more")).toHaveLength(0);
+  });
+
+  it("shows the answer to the query in the box, one query at a time", async () => {
+    const answers: Array<(hits: SearchHit[]) => void> = [];
+    ipc.searchConversations.mockImplementation(
+      () => new Promise<SearchHit[]>((resolve) => answers.push(resolve)),
+    );
+    await renderSidebar();
+    const input = byTestId("conversation-search")[0] as HTMLInputElement;
+    await type(input, "in");
+    await type(input, "inv");
+    await type(input, "invoice");
+    expect(ipc.searchConversations.mock.calls.map((call) => call[0])).toEqual(["in"]);
+
+    const hit = (title: string): SearchHit => ({
+      conversationId: "c1",
+      conversationTitle: title,
+      conversationUpdatedAt: 0,
+      messageSeq: 0,
+      role: "user",
+      snippet: [{ text: title, highlighted: false }],
+    });
+    await act(async () => answers[0]?.([hit("stale")]));
+    await flush();
+    // The answer for "in" is not shown; only the newest waiting query ran next.
+    expect(byTestId("search-hit")).toHaveLength(0);
+    expect(ipc.searchConversations.mock.calls.map((call) => call[0])).toEqual(["in", "invoice"]);
+    await act(async () => answers[1]?.([hit("fresh")]));
+    await flush();
+    expect(byTestId("search-hit").map((item) => item.querySelector(".search-hit-title")?.textContent)).toEqual([
+      "fresh",
+    ]);
   });
 
   it("shows why history is not saved", async () => {

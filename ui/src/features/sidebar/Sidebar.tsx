@@ -6,7 +6,7 @@
 // `onNewConversation` is the chat's new-conversation intent, `onActiveConversationDeleted` asks the chat to reload
 // (`get_state` opens the most recent remaining conversation). `refreshToken` changes whenever the list may have
 // changed elsewhere (a run settled, a new conversation), and the sidebar reloads it.
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import {
   deleteConversation,
@@ -32,10 +32,13 @@ import { ConversationItem } from "./ConversationItem";
 import { conversationTitle, dayLabel, hitRoleLabel, localDay, searchQuery, undoDelayMs } from "./sidebar-model";
 import { SIDEBAR_STRINGS, type SidebarStrings } from "./sidebar-strings";
 import { SnippetText } from "./SnippetText";
+import { latestOnly } from "./latest-only";
 import "./sidebar.css";
 
-/** Debounce of the search box, in ms. */
-const SEARCH_DEBOUNCE_MS = 200;
+/** How many conversations the list asks for at first, and how many more each time its end comes into view. */
+export const LIST_PAGE_SIZE = 100;
+/** How far below the visible part of the list its end starts loading more, in px. */
+const LOAD_MORE_MARGIN_PX = 600;
 /** How long a plain toast (export done, an error) stays, in ms. */
 const TOAST_MS = 6000;
 
@@ -68,6 +71,7 @@ export function Sidebar(props: SidebarProps) {
   const { activeConversationId, refreshToken, onConversationOpened, onActiveConversationDeleted } = props;
   const strings = SIDEBAR_STRINGS[props.language];
   const [list, setList] = useState<ConversationList | null>(null);
+  const [listLimit, setListLimit] = useState(LIST_PAGE_SIZE);
   const [searchText, setSearchText] = useState("");
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [toast, setToast] = useState<Toast | null>(null);
@@ -94,34 +98,47 @@ export function Sidebar(props: SidebarProps) {
     [uiStrings],
   );
 
+  // A year of history is thousands of conversations: the list holds the most recent `listLimit` and grows when
+  // its end comes into view.
   const reload = useCallback(() => {
-    listConversations().then((loaded) => {
+    listConversations(listLimit).then((loaded) => {
       if (mounted.current) setList(loaded);
     }, showError);
-  }, [showError]);
+  }, [showError, listLimit]);
 
   useEffect(() => {
     reload();
   }, [reload, refreshToken, activeConversationId]);
 
-  // Search as the user types (debounced); a newer query wins over a slower older answer.
+  const shownCount = list === null ? 0 : list.days.reduce((count, group) => count + group.conversations.length, 0);
+  const showMore = useCallback(() => {
+    // Only once the list asked for is in: a scroll while it loads asks for nothing more.
+    if (list?.more === true && shownCount >= listLimit) setListLimit(listLimit + LIST_PAGE_SIZE);
+  }, [list, shownCount, listLimit]);
+
+  // Search as the user types: each change asks at once, one query at a time, and only the newest waiting one
+  // runs; an answer is shown only while its query is still the one in the box.
+  const wantedQuery = useRef<string | null>(null);
+  const requestSearch = useMemo(
+    () =>
+      latestOnly((query: string) =>
+        searchConversations(query).then(
+          (found) => {
+            if (mounted.current && wantedQuery.current === query) setHits(found);
+          },
+          (error: unknown) => {
+            if (wantedQuery.current === query) showError(error);
+          },
+        ),
+      ),
+    [showError],
+  );
   useEffect(() => {
     const query = searchQuery(searchText);
-    if (query === null) {
-      setHits(null);
-      return;
-    }
-    let current = true;
-    const timer = window.setTimeout(() => {
-      searchConversations(query).then((found) => {
-        if (current && mounted.current) setHits(found);
-      }, showError);
-    }, SEARCH_DEBOUNCE_MS);
-    return () => {
-      current = false;
-      window.clearTimeout(timer);
-    };
-  }, [searchText, refreshToken, showError]);
+    wantedQuery.current = query;
+    if (query === null) setHits(null);
+    else requestSearch(query);
+  }, [searchText, refreshToken, requestSearch]);
 
   // Toasts go away by themselves; the undo toast exactly when the backend's undo window closes.
   useEffect(() => {
@@ -260,6 +277,9 @@ export function Sidebar(props: SidebarProps) {
             </section>
           ))
         )}
+        {hits === null && list?.more === true ? (
+          <ShowMore label={strings.moreConversations} shown={shownCount} onShowMore={showMore} />
+        ) : null}
       </div>
       {toast !== null ? (
         <div
@@ -281,6 +301,35 @@ export function Sidebar(props: SidebarProps) {
         </div>
       ) : null}
     </nav>
+  );
+}
+
+/**
+ * The end of a list that has more: a button, pressed by itself when it comes near the visible part. `shown` is
+ * how many items are above it: each new count watches afresh, because an end still in view after the list grew
+ * (a tall window, or the scroll position kept on it) never stops intersecting, and an observer only reports
+ * changes.
+ */
+function ShowMore({ label, shown, onShowMore }: { label: string; shown: number; onShowMore: () => void }) {
+  const button = useRef<HTMLButtonElement>(null);
+  const latest = useRef(onShowMore);
+  latest.current = onShowMore;
+  useEffect(() => {
+    const element = button.current;
+    if (element === null || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) latest.current();
+      },
+      { root: element.closest(".sidebar-scroll"), rootMargin: `0px 0px ${LOAD_MORE_MARGIN_PX}px 0px` },
+    );
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [shown]);
+  return (
+    <button ref={button} type="button" className="sidebar-more" data-testid="conversations-more" onClick={onShowMore}>
+      {label}
+    </button>
   );
 }
 

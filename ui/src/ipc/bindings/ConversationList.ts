@@ -12,6 +12,10 @@ export type ConversationList = {
  */
 days: Array<DayGroup>, 
 /**
+ * Whether older live conversations were left out (the list asked for was limited).
+ */
+more: boolean, 
+/**
  * The active conversation, once one was opened.
  */
 activeId: ConversationId | null, 

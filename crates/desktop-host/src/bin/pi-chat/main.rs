@@ -237,7 +237,7 @@ fn open_conversations(
 /// `--list`: one line per conversation, newest first (`ID  YYYY-MM-DD  title`), or JSON lines.
 fn list(conversations: &Conversations, json: bool) -> Result<ExitCode, String> {
     let listed = conversations
-        .list_conversations()
+        .list_conversations(None)
         .map_err(|error| error.to_string())?;
     let mut stdout = std::io::stdout();
     for day in &listed.days {
