@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks of the real app (cold start, idle memory against an empty Tauri 2 window, Stop during a held-open
-# and a fast stream: click -> connection closed -> Send enabled), reported and never asserted.
+# and a fast stream: click -> connection closed -> Send enabled, and during a running MCP tool: click -> the
+# card no longer running -> Send enabled), reported and never asserted.
 # Builds the app and src-tauri/examples/empty_window.rs like scripts/test-e2e.sh, then runs
 # tests/e2e/examples/app_bench.rs under Xvfb. With PI_DESKTOP_APP and PI_DESKTOP_EMPTY_WINDOW set, those
 # binaries (a release build, say) are measured instead.

@@ -1,5 +1,6 @@
 //! Benchmarks of the real app, reported and never asserted: cold start to a usable window, idle memory of
-//! every process of the app, and Stop click to Send enabled. Run it with `scripts/bench-app.sh` (it builds
+//! every process of the app, and Stop click to Send enabled during a stream and during a running MCP tool (the
+//! reference server `tests/mcp` installs). Run it with `scripts/bench-app.sh` (it builds
 //! the app like `scripts/test-e2e.sh` and runs this under Xvfb), or by hand:
 //! `xvfb-run -a cargo run -p pi-desktop-e2e --features e2e --example app_bench -- --runs 5`. With `--quick-ask`,
 //! each cold start also measures the memory once the quick-ask window is open (its shortcut pressed with xdotool).
@@ -40,9 +41,9 @@ use std::time::{Duration, Instant};
 use fantoccini::Locator;
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pi_test_support::openai::{
-    OpenAiServer, Reply, event_stream, text_delta, unfinished_text_chunks,
+    OpenAiServer, Reply, event_stream, text_delta, tool_call_chunks, unfinished_text_chunks,
 };
-use pi_test_support::{Pacing, Response, StreamEnd};
+use pi_test_support::{Pacing, ReferenceServer, Response, StreamEnd};
 use serde_json::Value;
 
 use app_processes::{app_process, rss_pss_kib, uptime_seconds, with_descendants};
@@ -264,11 +265,18 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
     (times, memory)
 }
 
+/// Stamps, in the page, the Stop click, the moment no tool card reads running any more and the moment Send is
+/// enabled again (`window.__bench`, `performance.now()`).
 const RECORD_STOP_SCRIPT: &str = r#"
-window.__bench = { clicked: null, enabled: null };
+window.__bench = { clicked: null, toolSettled: null, enabled: null };
 const observer = new MutationObserver(() => {
+  if (window.__bench.clicked === null) return;
+  if (window.__bench.toolSettled === null
+      && document.querySelector('[data-testid="tool-card"][data-state="running"]') === null) {
+    window.__bench.toolSettled = performance.now();
+  }
   const send = document.querySelector('[data-testid="send-button"]');
-  if (window.__bench.clicked !== null && send && !send.disabled) {
+  if (send && !send.disabled) {
     window.__bench.enabled = performance.now();
     observer.disconnect();
   }
@@ -387,6 +395,109 @@ async fn stops(options: &Options, load: Load, samples: &mut Samples) {
     app.close().await.unwrap();
 }
 
+/// Arguments of the reference server's long-running tool: a minute, in sixty steps (each a progress notice).
+const LONG_TOOL_ARGUMENTS: &str = r#"{"duration": 60, "steps": 60}"#;
+
+/// Stop clicks while a tool runs: the model asks for the MCP reference server's long-running operation, the
+/// card is allowed once, and Stop is clicked once the card reads running; click → the card no longer running
+/// and click → Send enabled (in the page), and whether the model was asked anything after (it must not be).
+async fn tool_stops(options: &Options, samples: &mut Samples) {
+    let server = OpenAiServer::start(vec![Reply::Stream(tool_call_chunks(
+        "call_long",
+        "everything__trigger-long-running-operation",
+        &[LONG_TOOL_ARGUMENTS],
+    ))])
+    .await
+    .unwrap();
+    let home = tempfile::Builder::new()
+        .prefix("pi-desktop-bench-home-")
+        .tempdir()
+        .unwrap();
+    ReferenceServer::find()
+        .and_then(|reference| reference.write_mcp_json(&home.path().join(".config/pi-desktop")))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let app = server.launch_app_in(home).await;
+    wait_until_usable(&app).await;
+    let name = "running tool (an MCP call of a minute)";
+    for stop in 1..=options.stops {
+        app.send_prompt("Run the long operation").await.unwrap();
+        let card = format!(r#"(//*[@data-testid="tool-card"])[{stop}]"#);
+        app.wait_for_xpath(&format!(
+            r#"{card}[@data-state="awaiting_approval" or @data-state="running"]"#
+        ))
+        .await
+        .unwrap();
+        if let Ok(allow) = app.find_test_id("approve-once").await {
+            allow.click().await.unwrap();
+        }
+        app.wait_for_xpath(&format!(r#"{card}[@data-state="running"]"#))
+            .await
+            .unwrap();
+        let stop_button = app
+            .wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
+            .await
+            .unwrap();
+        app.client()
+            .execute(RECORD_STOP_SCRIPT, Vec::new())
+            .await
+            .unwrap();
+        let requests_before = server.requests().len();
+        let clicked = Instant::now();
+        stop_button.click().await.unwrap();
+        app.client()
+            .wait()
+            .at_most(DEADLINE)
+            .every(POLL)
+            .for_element(Locator::Css(
+                r#"[data-testid="send-button"]:not([disabled])"#,
+            ))
+            .await
+            .unwrap();
+        let seen = clicked.elapsed().as_secs_f64() * 1000.0;
+        let in_page = app
+            .client()
+            .execute("return window.__bench;", Vec::new())
+            .await
+            .unwrap();
+        let since_click = |key: &str| match (&in_page["clicked"], &in_page[key]) {
+            (Value::Number(clicked), Value::Number(at)) => {
+                at.as_f64().unwrap() - clicked.as_f64().unwrap()
+            }
+            other => panic!("the page did not record the stop ({key}): {other:?}"),
+        };
+        let (settled_ms, page_ms) = (since_click("toolSettled"), since_click("enabled"));
+        let card_state = app
+            .client()
+            .find(Locator::XPath(&card))
+            .await
+            .unwrap()
+            .attr("data-state")
+            .await
+            .unwrap()
+            .unwrap_or_default();
+        let asked_after = server.requests().len() - requests_before;
+        samples.add(
+            &format!("{name}: in page, click event -> the card no longer running"),
+            settled_ms,
+        );
+        samples.add(
+            &format!("{name}: in page, click event -> Send enabled"),
+            page_ms,
+        );
+        samples.add(
+            &format!("{name}: over WebDriver, click sent -> Send seen enabled"),
+            seen,
+        );
+        println!(
+            "stop {stop} during a {name}: card {card_state:?} after {settled_ms:.1} ms, Send after {page_ms:.1} ms in page, {seen:.1} ms over WebDriver; model requests after the click: {asked_after}"
+        );
+        app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+            .await
+            .unwrap();
+    }
+    app.close().await.unwrap();
+}
+
 #[tokio::main]
 async fn main() {
     let options = parse_options();
@@ -403,6 +514,7 @@ async fn main() {
     for load in [Load::HeldStream, Load::FastStream] {
         stops(&options, load, &mut stop_times).await;
     }
+    tool_stops(&options, &mut stop_times).await;
     println!("\ncold start (ms):");
     times.print("ms");
     println!(
