@@ -1,7 +1,8 @@
 //! An MCP tool call in the real window, against the real reference server (`@modelcontextprotocol/
 //! server-everything`, installed by the ladder from `tests/mcp/package-lock.json`) configured in the app's
 //! `mcp.json`: the tool card asks before anything runs; Allow once runs it and the answer streams; Deny gives the
-//! model the refusal; Stop while the card asks ends the run with nothing run; the settings list the server, ready.
+//! model the refusal; Stop while the card asks ends the run with nothing run; Stop while an allowed call runs
+//! cancels it; the settings list the server, ready.
 
 use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::ReferenceServer;
@@ -179,6 +180,60 @@ async fn stop_while_the_card_asks_ends_the_run_with_nothing_run() {
         server.requests().len(),
         1,
         "no request after the stopped call"
+    );
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn stop_while_an_allowed_call_runs_cancels_it_and_the_card_says_stopped() {
+    let server = OpenAiServer::start(vec![
+        Reply::Stream(tool_call_chunks(
+            "call_long",
+            "everything__trigger-long-running-operation",
+            &[r#"{"duration": 60, "steps": 60}"#],
+        )),
+        Reply::Stream(text_chunks(&["never sent"])),
+    ])
+    .await
+    .unwrap();
+    let app = launch(&server).await;
+
+    app.send_prompt("Run the long operation.").await.unwrap();
+    wait_for_the_question(&app).await;
+    app.find_test_id("approve-once")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    app.wait_for_css(r#"[data-testid="tool-card"][data-state="running"]"#)
+        .await
+        .unwrap();
+    app.find_test_id("stop-button")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    // A minute's operation: the card settles long before it could have finished, and says it ran.
+    let card = app
+        .wait_for_css(r#"[data-testid="tool-card"][data-state="stopped"]"#)
+        .await
+        .unwrap();
+    let text = card.text().await.unwrap();
+    assert!(
+        text.contains("Stopped while running") && text.contains("Operation aborted"),
+        "{text}"
+    );
+    app.wait_for_css(r#"[data-testid="send-button"]:not([disabled])"#)
+        .await
+        .unwrap();
+    app.screenshot("mcp-running-call-stopped").await.unwrap();
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the model is not asked again after the cancelled call"
     );
     app.close().await.unwrap();
 }

@@ -92,6 +92,8 @@ const en = {
     awaiting_approval: "Waiting for your approval",
     stopped: "Stopped, not run",
   } satisfies Record<ToolCardState, string>,
+  /** The label of a call that was running when Stop cancelled it (`toolState.stopped` is one that never ran). */
+  toolCancelled: "Stopped while running",
   mcp: {
     title: "Tools & servers",
     intro: "MCP servers add tools. Each call of one asks you first.",
@@ -500,6 +502,7 @@ const zh: Strings = {
     read_document: "读取文档",
   },
   toolState: { running: "运行中", done: "完成", error: "失败", awaiting_approval: "等待你的批准", stopped: "已停止，未运行" },
+  toolCancelled: "运行中被停止",
   mcp: {
     title: "工具与服务器",
     intro: "MCP 服务器可以添加工具，每次调用前都会先询问你。",

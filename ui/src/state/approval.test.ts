@@ -88,4 +88,20 @@ describe("an approval question", () => {
     expect(toolCardState(withdrawn, "call_1")).toBe("stopped");
     expect(canSend(withdrawn)).toBe(true);
   });
+
+  it("an allowed call cancelled by Stop while it runs: the card says stopped; one that failed before says error", () => {
+    const allowed = then(asked(), [
+      notice({ type: "approval_resolved", requestId: 1, toolCallId: "call_1", outcome: "allowed" }),
+    ]);
+    const aborted = { content: [{ type: "text", text: "Operation aborted" }], details: {} };
+    const end = event({ type: "tool_execution_end", toolCallId: "call_1", toolName: "files__write_file", result: aborted, isError: true });
+    const settle = [event({ type: "agent_end", messages: [] }), notice({ type: "idle" })];
+
+    const stopped = then(chatReducer(allowed, { type: "stop_requested" }), [end, ...settle]);
+    expect(toolCardState(stopped, "call_1")).toBe("stopped");
+    expect(canSend(stopped)).toBe(true);
+
+    const failed = then(allowed, [end, ...settle]);
+    expect(toolCardState(failed, "call_1")).toBe("error");
+  });
 });

@@ -67,7 +67,8 @@ export interface AssistantItem {
 
 export type TranscriptItem = UserItem | AssistantItem;
 
-export type ToolRunStatus = "running" | "done" | "error";
+/** `stopped`: the call failed after the user pressed Stop, so Stop cancelled it (it did not fail by itself). */
+export type ToolRunStatus = "running" | "done" | "error" | "stopped";
 
 /**
  * A tool call's approval question: `waiting` for the user, `answering` while the answer is on its way, then how
@@ -481,7 +482,8 @@ function applyEvent(state: ChatState, event: AgentEvent): ChatState {
     }
     case "tool_execution_end": {
       const run = state.tools[event.toolCallId] ?? newToolRun(event.toolCallId, event.toolName, undefined);
-      const ended: ToolRun = { ...run, status: event.isError ? "error" : "done", result: event.result };
+      const status = !event.isError ? "done" : state.stopRequested ? "stopped" : "error";
+      const ended: ToolRun = { ...run, status, result: event.result };
       return { ...state, tools: { ...state.tools, [event.toolCallId]: ended } };
     }
     default:

@@ -49,7 +49,7 @@ export function ToolCard({ call, run, state, language }: ToolCardProps) {
         {label !== name ? <code className="tool-name">{name}</code> : null}
         <span className={`tool-state ${state}`}>
           {state === "running" ? <span className="spinner" aria-hidden="true" /> : null}
-          {strings.toolState[state]}
+          {state === "stopped" && run?.status === "stopped" ? strings.toolCancelled : strings.toolState[state]}
         </span>
       </button>
       {state === "awaiting_approval" && approval !== undefined ? (
