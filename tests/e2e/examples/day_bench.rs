@@ -1,0 +1,266 @@
+//! A day without a restart, reported and never asserted: `--runs N` (default 500) questions typed into the real
+//! window one after the other without restarting the app, each answered by a loopback model that first calls
+//! the Downloads listing tool and then answers; every `--switch-every N` runs (default 10) the user starts a
+//! new conversation or goes back to the one before it in the sidebar. After the 10th run and then every
+//! `--sample-every N` runs (default 50) it reports the PSS of all app processes (and of the web process, where
+//! the page's JavaScript heap lives: WebKitGTK does not expose the heap to the page), the page's live IPC
+//! callbacks (every Channel and event listener the page registered with Tauri and has not released), and the
+//! number of DOM elements. Run it with `scripts/bench-day.sh`.
+#![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark aborts on the first failed step, like a test"
+)]
+
+#[allow(dead_code, reason = "shared with the tests, which use more of it")]
+#[path = "../tests/support/model_server.rs"]
+mod model_server;
+
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
+#[path = "../tests/support/app_processes.rs"]
+mod app_processes;
+
+#[allow(
+    dead_code,
+    reason = "shared with the other benchmarks, which use more of it"
+)]
+#[path = "../tests/support/bench_report.rs"]
+mod bench_report;
+
+#[path = "../tests/support/page_poll.rs"]
+mod page_poll;
+
+use std::time::{Duration, Instant};
+
+use pi_desktop_e2e::AppUnderTest;
+use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, tool_call_chunks};
+use serde_json::Value;
+
+use app_processes::{app_process, rss_pss_kib, with_descendants};
+use bench_report::{load_average, mib};
+use model_server::LaunchApp;
+use page_poll::poll;
+
+/// How long memory is left to settle before it is read.
+const SETTLE: Duration = Duration::from_secs(3);
+/// How long one step of a run may take before the benchmark gives up.
+const DEADLINE: Duration = Duration::from_secs(60);
+/// The run whose figures the later ones are compared with.
+const BASELINE_RUN: usize = 10;
+
+/// What the page holds: live IPC callbacks and DOM elements.
+const PAGE_SCRIPT: &str = r"
+const internals = window.__TAURI_INTERNALS__;
+const callbacks = internals && internals.callbacks ? internals.callbacks.size : null;
+return { callbacks, elements: document.getElementsByTagName('*').length };
+";
+
+struct Options {
+    runs: usize,
+    switch_every: usize,
+    sample_every: usize,
+}
+
+fn parse_options() -> Options {
+    let mut options = Options {
+        runs: 500,
+        switch_every: 10,
+        sample_every: 50,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value: usize = args
+            .next()
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("{arg} needs a number"));
+        match arg.as_str() {
+            "--runs" => options.runs = value,
+            "--switch-every" => options.switch_every = value.max(1),
+            "--sample-every" => options.sample_every = value.max(1),
+            other => {
+                panic!("unknown argument {other}; use --runs N --switch-every N --sample-every N")
+            }
+        }
+    }
+    options
+}
+
+/// The model's two turns of run `run`: the listing tool, then an answer naming the run.
+fn replies(runs: usize) -> Vec<Reply> {
+    (1..=runs)
+        .flat_map(|run| {
+            [
+                Reply::Stream(tool_call_chunks(
+                    &format!("call_{run}"),
+                    "list_download_files",
+                    &[r#"{"extensions":["pdf"]}"#],
+                )),
+                Reply::Stream(text_chunks(&[
+                    &format!("Answer {run}: "),
+                    "your Downloads hold **invoice-2026.pdf** ",
+                    "and `travel-guide.pdf`.",
+                ])),
+            ]
+        })
+        .collect()
+}
+
+struct Sample {
+    run: usize,
+    pss_kib: u64,
+    web_pss_kib: u64,
+    callbacks: Value,
+    elements: Value,
+}
+
+async fn sample(app: &AppUnderTest, run: usize) -> Sample {
+    tokio::time::sleep(SETTLE).await;
+    let root = app_process(app.home()).expect("no pi-desktop process with this home");
+    let processes = with_descendants(root.pid);
+    let pss = |kind: Option<&str>| -> u64 {
+        processes
+            .iter()
+            .filter(|process| kind.is_none_or(|kind| process.kind == kind))
+            .map(|process| rss_pss_kib(process.pid).1)
+            .sum()
+    };
+    let page = app.client().execute(PAGE_SCRIPT, vec![]).await.unwrap();
+    Sample {
+        run,
+        pss_kib: pss(None),
+        web_pss_kib: pss(Some("WebKitWebProcess")),
+        callbacks: page["callbacks"].clone(),
+        elements: page["elements"].clone(),
+    }
+}
+
+/// Every `switch_every` runs: a new conversation, and the next time back to the one before it.
+async fn switch_conversation(app: &AppUnderTest, switch: usize) {
+    if switch % 2 == 1 {
+        app.find_test_id("new-conversation")
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        // The new conversation is shown once no message of the one before is left.
+        poll(
+            app,
+            "return document.querySelector('[data-testid=\"message-user\"]') === null ? true : null;",
+            DEADLINE,
+        )
+        .await;
+    } else {
+        app.wait_for_css(
+            r#"[data-testid="conversation-item"]:nth-of-type(2) [data-testid="conversation-open"]"#,
+        )
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+        app.wait_for_css(r#"[data-testid="message-user"]"#)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let options = parse_options();
+    println!(
+        "pi-desktop day benchmark: {} runs (a tool call and an answer each), a conversation switch every {}; cores {}, load {}",
+        options.runs,
+        options.switch_every,
+        std::thread::available_parallelism().map_or(0, usize::from),
+        load_average()
+    );
+    let server = OpenAiServer::start(replies(options.runs)).await.unwrap();
+    let home = tempfile::Builder::new()
+        .prefix("pi-desktop-bench-home-")
+        .tempdir()
+        .unwrap();
+    let downloads = home.path().join("Downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    for name in ["invoice-2026.pdf", "travel-guide.pdf"] {
+        std::fs::write(downloads.join(name), b"%PDF-1.4\n%%EOF\n").unwrap();
+    }
+    let app = server.launch_app_in(home).await;
+    app.wait_for_css(r#"[data-testid="send-button"]"#)
+        .await
+        .unwrap();
+
+    println!("run  pss_mib  web_process_pss_mib  ipc_callbacks  dom_elements  run_ms  load");
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut switches = 0;
+    let started = Instant::now();
+    for run in 1..=options.runs {
+        if run > 1 && (run - 1) % options.switch_every == 0 {
+            switches += 1;
+            switch_conversation(&app, switches).await;
+        }
+        let asked = Instant::now();
+        app.send_prompt(&format!("Which PDFs are in my Downloads? ({run})"))
+            .await
+            .unwrap();
+        app.wait_for_xpath(&format!(
+            r#"//*[@data-testid="assistant-text" and contains(., "Answer {run}:") and contains(., "travel-guide.pdf")]"#
+        ))
+        .await
+        .unwrap();
+        app.wait_for_css(r#"[data-testid="run-status"][data-state="idle"]"#)
+            .await
+            .unwrap();
+        app.wait_for_css(r#"[data-testid="send-button"]:not([disabled])"#)
+            .await
+            .unwrap();
+        let run_ms = asked.elapsed().as_secs_f64() * 1000.0;
+        if run == BASELINE_RUN || run % options.sample_every == 0 || run == options.runs {
+            let taken = sample(&app, run).await;
+            println!(
+                "{run:>3}  {:>7.1}  {:>19.1}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
+                mib(taken.pss_kib),
+                mib(taken.web_pss_kib),
+                taken.callbacks,
+                taken.elements,
+                load_average()
+            );
+            samples.push(taken);
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let requests = server.requests().len();
+    println!(
+        "{} runs in {elapsed:.0} s, {requests} model requests, {switches} conversation switches",
+        options.runs
+    );
+    if let (Some(first), Some(last)) = (
+        samples.iter().find(|taken| taken.run == BASELINE_RUN),
+        samples.last(),
+    ) {
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "memory in KiB fits an f64 exactly"
+        )]
+        let ratio = |after: u64, before: u64| after as f64 / before as f64;
+        println!(
+            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB), web process {:.2}x, IPC callbacks {} -> {}, DOM elements {} -> {}",
+            last.run,
+            first.run,
+            ratio(last.pss_kib, first.pss_kib),
+            mib(last.pss_kib),
+            mib(first.pss_kib),
+            ratio(last.web_pss_kib, first.web_pss_kib),
+            first.callbacks,
+            last.callbacks,
+            first.elements,
+            last.elements
+        );
+    }
+    println!("load at the end: {}", load_average());
+    app.close().await.unwrap();
+}
