@@ -93,15 +93,19 @@ fn parse_options() -> Options {
 }
 
 async fn wait_until_usable(app: &AppUnderTest) {
-    let client = app.client();
-    client
+    app.client()
         .wait()
         .at_most(DEADLINE)
         .every(POLL)
         .for_element(Locator::Css(r#"[data-testid="composer-input"]"#))
         .await
         .unwrap();
-    client
+    wait_for_send_enabled(app).await;
+}
+
+/// Polls every [`POLL`] until Send is enabled.
+async fn wait_for_send_enabled(app: &AppUnderTest) {
+    app.client()
         .wait()
         .at_most(DEADLINE)
         .every(POLL)
@@ -286,6 +290,73 @@ document.querySelector('[data-testid="stop-button"]').addEventListener(
   'click', () => { window.__bench.clicked = performance.now(); }, { capture: true, once: true });
 "#;
 
+/// One Stop click, measured: armed and clicked by [`StopClick::click`], settled (Send enabled again, seen over
+/// WebDriver) by [`StopClick::settle`].
+struct StopClick {
+    clicked: Instant,
+}
+
+/// What a settled Stop click measured: over WebDriver, and the page's own stamps (`RECORD_STOP_SCRIPT`).
+struct SettledStop {
+    seen_ms: f64,
+    in_page: Value,
+}
+
+impl StopClick {
+    /// Waits until Stop is enabled, arms the page's stamps and clicks it.
+    async fn click(app: &AppUnderTest) -> StopClick {
+        let stop_button = app
+            .wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
+            .await
+            .unwrap();
+        app.client()
+            .execute(RECORD_STOP_SCRIPT, Vec::new())
+            .await
+            .unwrap();
+        let clicked = Instant::now();
+        stop_button.click().await.unwrap();
+        StopClick { clicked }
+    }
+
+    /// Waits until Send is enabled again and reads the page's stamps.
+    async fn settle(self, app: &AppUnderTest) -> SettledStop {
+        wait_for_send_enabled(app).await;
+        let seen_ms = self.clicked.elapsed().as_secs_f64() * 1000.0;
+        let in_page = app
+            .client()
+            .execute("return window.__bench;", Vec::new())
+            .await
+            .unwrap();
+        SettledStop { seen_ms, in_page }
+    }
+}
+
+impl SettledStop {
+    /// Ms from the click event to the page's stamp `key`.
+    fn since_click(&self, key: &str) -> f64 {
+        match (&self.in_page["clicked"], &self.in_page[key]) {
+            (Value::Number(clicked), Value::Number(at)) => {
+                at.as_f64().unwrap() - clicked.as_f64().unwrap()
+            }
+            other => panic!("the page did not record the stop ({key}): {other:?}"),
+        }
+    }
+
+    /// Adds the figures every load has: in the page, click → Send enabled; over WebDriver, click → Send seen.
+    fn add_to(&self, samples: &mut Samples, name: &str) -> f64 {
+        let page_ms = self.since_click("enabled");
+        samples.add(
+            &format!("{name}: in page, click event -> Send enabled"),
+            page_ms,
+        );
+        samples.add(
+            &format!("{name}: over WebDriver, click sent -> Send seen enabled"),
+            self.seen_ms,
+        );
+        page_ms
+    }
+}
+
 /// What the model does while Stop is clicked.
 #[derive(Clone, Copy)]
 enum Load {
@@ -338,52 +409,20 @@ async fn stops(options: &Options, load: Load, samples: &mut Samples) {
         ))
         .await
         .unwrap();
-        let stop_button = app
-            .wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
-            .await
-            .unwrap();
-        app.client()
-            .execute(RECORD_STOP_SCRIPT, Vec::new())
-            .await
-            .unwrap();
-        let clicked = Instant::now();
-        stop_button.click().await.unwrap();
+        let click = StopClick::click(&app).await;
         let closed = tokio::time::timeout(DEADLINE, server.nth_client_close(stop))
             .await
             .expect("the app never closed the model's connection after Stop");
-        app.client()
-            .wait()
-            .at_most(DEADLINE)
-            .every(POLL)
-            .for_element(Locator::Css(
-                r#"[data-testid="send-button"]:not([disabled])"#,
-            ))
-            .await
-            .unwrap();
-        let seen = clicked.elapsed().as_secs_f64() * 1000.0;
-        let closed_ms = closed.saturating_duration_since(clicked).as_secs_f64() * 1000.0;
-        let in_page = app
-            .client()
-            .execute("return window.__bench;", Vec::new())
-            .await
-            .unwrap();
-        let page_ms = match (&in_page["clicked"], &in_page["enabled"]) {
-            (Value::Number(clicked), Value::Number(enabled)) => {
-                enabled.as_f64().unwrap() - clicked.as_f64().unwrap()
-            }
-            other => panic!("the page did not record the stop: {other:?}"),
-        };
-        samples.add(
-            &format!("{name}: in page, click event -> Send enabled"),
-            page_ms,
-        );
+        let closed_ms = closed
+            .saturating_duration_since(click.clicked)
+            .as_secs_f64()
+            * 1000.0;
+        let settled = click.settle(&app).await;
+        let page_ms = settled.add_to(samples, name);
+        let seen = settled.seen_ms;
         samples.add(
             &format!("{name}: click sent -> connection closed, seen by the server"),
             closed_ms,
-        );
-        samples.add(
-            &format!("{name}: over WebDriver, click sent -> Send seen enabled"),
-            seen,
         );
         println!(
             "stop {stop} during a {name}: {page_ms:.1} ms in page, closed after {closed_ms:.1} ms, {seen:.1} ms over WebDriver"
@@ -433,39 +472,10 @@ async fn tool_stops(options: &Options, samples: &mut Samples) {
         app.wait_for_xpath(&format!(r#"{card}[@data-state="running"]"#))
             .await
             .unwrap();
-        let stop_button = app
-            .wait_for_css(r#"[data-testid="stop-button"]:not([disabled])"#)
-            .await
-            .unwrap();
-        app.client()
-            .execute(RECORD_STOP_SCRIPT, Vec::new())
-            .await
-            .unwrap();
         let requests_before = server.requests().len();
-        let clicked = Instant::now();
-        stop_button.click().await.unwrap();
-        app.client()
-            .wait()
-            .at_most(DEADLINE)
-            .every(POLL)
-            .for_element(Locator::Css(
-                r#"[data-testid="send-button"]:not([disabled])"#,
-            ))
-            .await
-            .unwrap();
-        let seen = clicked.elapsed().as_secs_f64() * 1000.0;
-        let in_page = app
-            .client()
-            .execute("return window.__bench;", Vec::new())
-            .await
-            .unwrap();
-        let since_click = |key: &str| match (&in_page["clicked"], &in_page[key]) {
-            (Value::Number(clicked), Value::Number(at)) => {
-                at.as_f64().unwrap() - clicked.as_f64().unwrap()
-            }
-            other => panic!("the page did not record the stop ({key}): {other:?}"),
-        };
-        let (settled_ms, page_ms) = (since_click("toolSettled"), since_click("enabled"));
+        let settled = StopClick::click(&app).await.settle(&app).await;
+        let page_ms = settled.add_to(samples, name);
+        let (settled_ms, seen) = (settled.since_click("toolSettled"), settled.seen_ms);
         let card_state = app
             .client()
             .find(Locator::XPath(&card))
@@ -479,14 +489,6 @@ async fn tool_stops(options: &Options, samples: &mut Samples) {
         samples.add(
             &format!("{name}: in page, click event -> the card no longer running"),
             settled_ms,
-        );
-        samples.add(
-            &format!("{name}: in page, click event -> Send enabled"),
-            page_ms,
-        );
-        samples.add(
-            &format!("{name}: over WebDriver, click sent -> Send seen enabled"),
-            seen,
         );
         println!(
             "stop {stop} during a {name}: card {card_state:?} after {settled_ms:.1} ms, Send after {page_ms:.1} ms in page, {seen:.1} ms over WebDriver; model requests after the click: {asked_after}"
