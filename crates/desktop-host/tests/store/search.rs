@@ -250,7 +250,7 @@ fn a_limited_search_keeps_the_most_recently_written_matches_shown_newest_convers
             (first.clone(), 0),
             (first.clone(), 1),
             (second.clone(), 0),
-            (second.clone(), 1)
+            (second, 1)
         ]
     );
     // The same through the short-term scan (two characters, no index).
