@@ -482,7 +482,9 @@ function applyEvent(state: ChatState, event: AgentEvent): ChatState {
     }
     case "tool_execution_end": {
       const run = state.tools[event.toolCallId] ?? newToolRun(event.toolCallId, event.toolName, undefined);
-      const status = !event.isError ? "done" : state.stopRequested ? "stopped" : "error";
+      // Failed after Stop, having run: Stop cancelled it. A withdrawn question never ran (the card says so).
+      const ran = state.approvals[event.toolCallId]?.status !== "withdrawn";
+      const status = !event.isError ? "done" : state.stopRequested && ran ? "stopped" : "error";
       const ended: ToolRun = { ...run, status, result: event.result };
       return { ...state, tools: { ...state.tools, [event.toolCallId]: ended } };
     }
