@@ -51,7 +51,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let (sql, parameters) = search_statement(&terms, limit);
-        let mut rows = self.with_connection(|connection| {
+        let rows = self.with_connection(|connection| {
             let mut statement = connection
                 .prepare(&sql)
                 .map_err(StoreError::sqlite("search messages"))?;
@@ -70,14 +70,7 @@ impl Store {
             rows.collect::<Result<Vec<_>, _>>()
                 .map_err(StoreError::sqlite("search messages"))
         })?;
-        rows.sort_by(|left, right| {
-            right
-                .2
-                .cmp(&left.2)
-                .then_with(|| left.0.as_str().cmp(right.0.as_str()))
-                .then_with(|| left.3.cmp(&right.3))
-        });
-        Ok(rows
+        let mut hits: Vec<SearchHit> = rows
             .into_iter()
             .map(
                 |(
@@ -96,7 +89,19 @@ impl Store {
                     snippet: snippet(&text, &terms),
                 },
             )
-            .collect())
+            .collect();
+        hits.sort_by(|left, right| {
+            right
+                .conversation_updated_at
+                .cmp(&left.conversation_updated_at)
+                .then_with(|| {
+                    left.conversation_id
+                        .as_str()
+                        .cmp(right.conversation_id.as_str())
+                })
+                .then_with(|| left.message_seq.cmp(&right.message_seq))
+        });
+        Ok(hits)
     }
 }
 
