@@ -98,7 +98,7 @@ describe("versions of an answer", () => {
     await expect(callsOf("regenerate")).resolves.toEqual([{ conversationId: "c-1", seq: 1 }]);
     await answerWith(run, answer("Next to the sink.", 30), [version(0, "user", 10, 1, 1), version(2, "assistant", 30, 2, 2)], false);
     await page.locator('[data-testid="version-label"]', { hasText: "2/2" }).waitFor();
-    await expect(page.getByTestId("assistant-text").innerText()).resolves.toBe("Next to the sink.");
+    await expect.poll(() => page.getByTestId("assistant-text").innerText()).toBe("Next to the sink.");
     await expect(page.getByTestId("version-next").isDisabled()).resolves.toBe(true);
 
     await page.evaluate(
@@ -107,7 +107,7 @@ describe("versions of an answer", () => {
     );
     await page.getByTestId("version-prev").click();
     await page.locator('[data-testid="version-label"]', { hasText: "1/2" }).waitFor();
-    await expect(page.getByTestId("assistant-text").innerText()).resolves.toBe("On the shelf.");
+    await expect.poll(() => page.getByTestId("assistant-text").innerText()).toBe("On the shelf.");
     await expect(callsOf("show_version")).resolves.toEqual([{ conversationId: "c-1", seq: 2, step: -1 }]);
   });
 
@@ -123,7 +123,7 @@ describe("versions of an answer", () => {
 
     await page.getByTestId("error-banner").waitFor();
     await expect(page.getByTestId("error-banner").textContent()).resolves.toContain("An answer is still running.");
-    await expect(page.getByTestId("assistant-text").innerText()).resolves.toBe("On the shelf.");
+    await expect.poll(() => page.getByTestId("assistant-text").innerText()).toBe("On the shelf.");
   });
 });
 
@@ -190,7 +190,7 @@ describe("an answer cut off by the length limit", () => {
 
     await page.locator('[data-testid="message-assistant"][data-state="done"]').waitFor();
     await expect(page.getByTestId("message-assistant").count()).resolves.toBe(1);
-    await expect(page.getByTestId("assistant-text").innerText()).resolves.toBe("On the shelf, behind the tea.");
+    await expect.poll(() => page.getByTestId("assistant-text").innerText()).toBe("On the shelf, behind the tea.");
     await expect(page.getByTestId("continue-button").count()).resolves.toBe(0);
   });
 });
