@@ -1,5 +1,8 @@
-//! Coalescing of streaming deltas: consecutive `text_delta` / `thinking_delta` / `toolcall_delta` updates of the
-//! same content block within [`COALESCE_WINDOW`] become one update whose delta is their concatenation.
+//! Coalescing of streaming deltas: at most one `text_delta` / `thinking_delta` / `toolcall_delta` update goes out
+//! per [`COALESCE_WINDOW`]. A delta that comes when none went out for a window goes out at once (a slow stream
+//! shows each delta without waiting); one that comes sooner is held until a window after the last one sent, and
+//! the deltas of the same content block that follow it meanwhile become one update whose delta is their
+//! concatenation.
 //!
 //! Pure logic over explicit instants (`tokio::time::Instant`, so paused-time tests drive it); the forwarder calls
 //! [`DeltaCoalescer::push`] for every event and [`DeltaCoalescer::flush`] when [`DeltaCoalescer::deadline`] passes.
@@ -12,7 +15,7 @@ use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
 use tokio::time::Instant;
 
-/// The longest a delta is held back (one display frame).
+/// The shortest time between two delta updates, and so the longest a delta is held back (one display frame).
 pub const COALESCE_WINDOW: Duration = Duration::from_millis(16);
 
 /// Holds at most one delta update while more of the same block may follow.
@@ -20,13 +23,15 @@ pub const COALESCE_WINDOW: Duration = Duration::from_millis(16);
 pub struct DeltaCoalescer {
     window: Duration,
     held: Option<Held>,
+    /// When the last delta update went out.
+    last_sent: Option<Instant>,
 }
 
 #[derive(Debug)]
 struct Held {
     event: Arc<AgentEvent>,
     key: DeltaKey,
-    first_seen: Instant,
+    release_at: Instant,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,53 +56,62 @@ impl Default for DeltaCoalescer {
 impl DeltaCoalescer {
     /// A coalescer with the given window (zero disables coalescing).
     pub fn new(window: Duration) -> DeltaCoalescer {
-        DeltaCoalescer { window, held: None }
+        DeltaCoalescer {
+            window,
+            held: None,
+            last_sent: None,
+        }
     }
 
     /// Takes the next event; returns the events to send now, in order.
     pub fn push(&mut self, event: Arc<AgentEvent>, now: Instant) -> Vec<Arc<AgentEvent>> {
         let Some(key) = delta_key(&event).filter(|_| !self.window.is_zero()) else {
-            let mut ready: Vec<Arc<AgentEvent>> = self.flush().into_iter().collect();
+            let mut ready: Vec<Arc<AgentEvent>> = self.flush(now).into_iter().collect();
             ready.push(event);
             return ready;
         };
+        let mut ready = Vec::new();
         match self.held.take() {
-            Some(held) if held.key == key && now < held.first_seen + self.window => {
+            Some(held) if held.key == key => {
                 let merged = merge(&held.event, Arc::unwrap_or_clone(event));
                 self.held = Some(Held {
                     event: Arc::new(merged),
-                    key,
-                    first_seen: held.first_seen,
+                    ..held
                 });
-                Vec::new()
+                return ready;
             }
             Some(held) => {
-                self.held = Some(Held {
-                    event,
-                    key,
-                    first_seen: now,
-                });
-                vec![held.event]
+                self.last_sent = Some(now);
+                ready.push(held.event);
             }
-            None => {
+            None => {}
+        }
+        match self.last_sent.map(|sent| sent + self.window) {
+            Some(release_at) if now < release_at => {
                 self.held = Some(Held {
                     event,
                     key,
-                    first_seen: now,
+                    release_at,
                 });
-                Vec::new()
+            }
+            _ => {
+                self.last_sent = Some(now);
+                ready.push(event);
             }
         }
+        ready
     }
 
     /// When the held delta must go out, if one is held.
     pub fn deadline(&self) -> Option<Instant> {
-        self.held.as_ref().map(|held| held.first_seen + self.window)
+        self.held.as_ref().map(|held| held.release_at)
     }
 
-    /// Releases the held delta.
-    pub fn flush(&mut self) -> Option<Arc<AgentEvent>> {
-        self.held.take().map(|held| held.event)
+    /// Releases the held delta (`now`: when it goes out).
+    pub fn flush(&mut self, now: Instant) -> Option<Arc<AgentEvent>> {
+        let held = self.held.take()?;
+        self.last_sent = Some(now);
+        Some(held.event)
     }
 }
 
@@ -253,35 +267,70 @@ mod tests {
     }
 
     #[test]
-    fn deltas_within_the_window_merge_and_others_release_them_in_order() {
+    fn a_delta_after_a_quiet_window_goes_out_at_once() {
         let start = Instant::now();
         let mut coalescer = DeltaCoalescer::default();
-        assert!(coalescer.push(text_delta(0, "Hel"), start).is_empty());
-        assert!(
-            coalescer
-                .push(text_delta(0, "lo"), start + Duration::from_millis(5))
-                .is_empty()
+        assert_eq!(
+            deltas(&coalescer.push(text_delta(0, "a"), start)),
+            vec!["a"]
         );
-        assert_eq!(coalescer.deadline(), Some(start + COALESCE_WINDOW));
-        let released = coalescer.push(
-            Arc::new(AgentEvent::TurnStart),
-            start + Duration::from_millis(6),
+        let later = start + COALESCE_WINDOW;
+        assert_eq!(
+            deltas(&coalescer.push(text_delta(0, "b"), later)),
+            vec!["b"]
         );
-        assert_eq!(deltas(&released), vec!["Hello", "turn_start"]);
         assert_eq!(coalescer.deadline(), None);
     }
 
     #[test]
-    fn a_late_delta_or_another_block_starts_a_new_envelope() {
+    fn deltas_within_a_window_of_the_last_sent_merge_and_others_release_them_in_order() {
         let start = Instant::now();
         let mut coalescer = DeltaCoalescer::default();
-        assert!(coalescer.push(text_delta(0, "a"), start).is_empty());
-        let late = coalescer.push(text_delta(0, "b"), start + COALESCE_WINDOW);
-        assert_eq!(deltas(&late), vec!["a"]);
-        let other_block = coalescer.push(text_delta(1, "c"), start + COALESCE_WINDOW);
-        assert_eq!(deltas(&other_block), vec!["b"]);
         assert_eq!(
-            deltas(&coalescer.flush().into_iter().collect::<Vec<_>>()),
+            deltas(&coalescer.push(text_delta(0, "He"), start)),
+            vec!["He"]
+        );
+        let soon = start + Duration::from_millis(5);
+        assert!(coalescer.push(text_delta(0, "l"), soon).is_empty());
+        assert!(coalescer.push(text_delta(0, "lo"), soon).is_empty());
+        assert_eq!(coalescer.deadline(), Some(start + COALESCE_WINDOW));
+        let released = coalescer.push(Arc::new(AgentEvent::TurnStart), soon);
+        assert_eq!(deltas(&released), vec!["llo", "turn_start"]);
+        assert_eq!(coalescer.deadline(), None);
+    }
+
+    #[test]
+    fn a_held_delta_released_at_its_deadline_holds_the_next_for_another_window() {
+        let start = Instant::now();
+        let mut coalescer = DeltaCoalescer::default();
+        coalescer.push(text_delta(0, "a"), start);
+        coalescer.push(text_delta(0, "b"), start + Duration::from_millis(1));
+        let deadline = start + COALESCE_WINDOW;
+        assert_eq!(coalescer.deadline(), Some(deadline));
+        assert_eq!(
+            deltas(&coalescer.flush(deadline).into_iter().collect::<Vec<_>>()),
+            vec!["b"]
+        );
+        assert!(
+            coalescer
+                .push(text_delta(0, "c"), deadline + Duration::from_millis(1))
+                .is_empty()
+        );
+        assert_eq!(coalescer.deadline(), Some(deadline + COALESCE_WINDOW));
+    }
+
+    #[test]
+    fn another_block_releases_the_held_delta_and_waits_its_own_window() {
+        let start = Instant::now();
+        let mut coalescer = DeltaCoalescer::default();
+        coalescer.push(text_delta(0, "a"), start);
+        let soon = start + Duration::from_millis(2);
+        assert!(coalescer.push(text_delta(0, "b"), soon).is_empty());
+        let other_block = coalescer.push(text_delta(1, "c"), soon);
+        assert_eq!(deltas(&other_block), vec!["b"]);
+        assert_eq!(coalescer.deadline(), Some(soon + COALESCE_WINDOW));
+        assert_eq!(
+            deltas(&coalescer.flush(soon).into_iter().collect::<Vec<_>>()),
             vec!["c"]
         );
     }

@@ -51,7 +51,7 @@ pub fn spawn_forwarder(
                 biased;
                 item = input.recv() => item,
                 () = sleep_until_optional(deadline) => {
-                    if let Some(event) = coalescer.flush() {
+                    if let Some(event) = coalescer.flush(Instant::now()) {
                         numbering.send(EnvelopePayload::Event(event));
                     }
                     continue;
@@ -59,13 +59,13 @@ pub fn spawn_forwarder(
             };
             match item {
                 None => {
-                    if let Some(event) = coalescer.flush() {
+                    if let Some(event) = coalescer.flush(Instant::now()) {
                         numbering.send(EnvelopePayload::Event(event));
                     }
                     return;
                 }
                 Some(ForwardItem::RunStarted { run, transcript }) => {
-                    if let Some(event) = coalescer.flush() {
+                    if let Some(event) = coalescer.flush(Instant::now()) {
                         numbering.send(EnvelopePayload::Event(event));
                     }
                     numbering.sink.run_started(run, &transcript);
@@ -77,7 +77,7 @@ pub fn spawn_forwarder(
                     }
                 }
                 Some(ForwardItem::Notice(notice)) => {
-                    if let Some(event) = coalescer.flush() {
+                    if let Some(event) = coalescer.flush(Instant::now()) {
                         numbering.send(EnvelopePayload::Event(event));
                     }
                     let ends_run = notice == HostNotice::Idle;
