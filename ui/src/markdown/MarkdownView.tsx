@@ -4,7 +4,7 @@
 // frame (a fast model, a replay) the parts are put into the DOM a few times a second: a frame with no DOM change
 // costs the browser next to nothing, so the catch-up is not paid per frame, and the window keeps answering.
 // A view that is behind its text says so in the nearest render backlog until all of it is on screen.
-import { useContext, useEffect, useLayoutEffect, useRef, type MouseEvent } from "react";
+import { useContext, useLayoutEffect, useRef, type MouseEvent } from "react";
 
 import { useStrings } from "../i18n/I18n";
 import type { Strings } from "../i18n/strings";
@@ -60,7 +60,8 @@ export function MarkdownView({ text, growing = false }: MarkdownViewProps) {
     };
   }, [backlog]);
 
-  useEffect(() => {
+  // In the commit that brought the text, not after the frame is drawn: the worker starts on it at once.
+  useLayoutEffect(() => {
     if (text === latestText.current) return;
     latestText.current = text;
     backlog?.set(self.current, true);

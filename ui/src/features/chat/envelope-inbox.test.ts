@@ -7,42 +7,97 @@ function envelope(seq: number): Envelope {
   return { v: 1, seq, kind: "event", event: { type: "turn_start" } };
 }
 
+/** Lets queued microtasks run (the end of the task an envelope came in). */
+const endOfTask = () => Promise.resolve();
+
 describe("envelopeInbox", () => {
-  let frames: FrameRequestCallback[] = [];
+  let frames = new Map<number, FrameRequestCallback>();
+  let nextFrame = 1;
+  const runFrames = (time: number) => {
+    const due = [...frames.values()];
+    frames = new Map();
+    due.forEach((frame) => frame(time));
+  };
   beforeEach(() => {
     vi.useFakeTimers();
-    frames = [];
-    vi.stubGlobal("requestAnimationFrame", (callback: FrameRequestCallback) => frames.push(callback));
-    vi.stubGlobal("cancelAnimationFrame", (id: number) => {
-      frames[id - 1] = () => undefined;
+    frames = new Map();
+    vi.stubGlobal("requestAnimationFrame", (callback: FrameRequestCallback) => {
+      frames.set(nextFrame, callback);
+      nextFrame += 1;
+      return nextFrame - 1;
     });
+    vi.stubGlobal("cancelAnimationFrame", (id: number) => frames.delete(id));
   });
   afterEach(() => {
     vi.unstubAllGlobals();
     vi.useRealTimers();
   });
 
-  it("delivers what arrived before a frame together, in order", () => {
+  it("delivers an envelope that comes to an idle inbox at the end of its task, without waiting for a frame", async () => {
     const batches: number[][] = [];
     const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
     push(envelope(1));
     push(envelope(2));
-    push(envelope(3));
     expect(batches).toEqual([]);
-    frames.splice(0).forEach((frame) => frame(0));
-    push(envelope(4));
-    frames.splice(0).forEach((frame) => frame(16));
-    expect(batches).toEqual([[1, 2, 3], [4]]);
+    await endOfTask();
+    expect(batches).toEqual([[1, 2]]);
   });
 
-  it("still delivers when no frame comes (a hidden window)", () => {
+  it("holds what comes after a delivery for the next frame and delivers it together, in order", async () => {
     const batches: number[][] = [];
     const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
     push(envelope(1));
+    await endOfTask();
     push(envelope(2));
+    push(envelope(3));
+    await endOfTask();
+    expect(batches).toEqual([[1]]);
+    runFrames(16);
+    expect(batches).toEqual([[1], [2, 3]]);
+    push(envelope(4));
+    await endOfTask();
+    expect(batches).toEqual([[1], [2, 3]]);
+    runFrames(32);
+    expect(batches).toEqual([[1], [2, 3], [4]]);
+  });
+
+  it("is idle again after a frame with nothing to deliver", async () => {
+    const batches: number[][] = [];
+    const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+    push(envelope(1));
+    await endOfTask();
+    runFrames(16);
+    expect(frames.size).toBe(0);
+    push(envelope(2));
+    await endOfTask();
+    expect(batches).toEqual([[1], [2]]);
+  });
+
+  it("an envelope pushed while a delivery runs waits for the frame", async () => {
+    const batches: number[][] = [];
+    let push: (envelope: Envelope) => void = () => undefined;
+    push = envelopeInbox((envelopes) => {
+      batches.push(envelopes.map((item) => item.seq));
+      if (envelopes[0]?.seq === 1) push(envelope(2));
+    });
+    push(envelope(1));
+    await endOfTask();
+    await endOfTask();
+    expect(batches).toEqual([[1]]);
+    runFrames(16);
+    expect(batches).toEqual([[1], [2]]);
+  });
+
+  it("still delivers when no frame comes (a hidden window)", async () => {
+    const batches: number[][] = [];
+    const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+    push(envelope(1));
+    await endOfTask();
+    push(envelope(2));
+    push(envelope(3));
     vi.advanceTimersByTime(100);
-    expect(batches).toEqual([[1, 2]]);
-    frames.splice(0).forEach((frame) => frame(0));
-    expect(batches).toEqual([[1, 2]]);
+    expect(batches).toEqual([[1], [2, 3]]);
+    runFrames(0);
+    expect(batches).toEqual([[1], [2, 3]]);
   });
 });
