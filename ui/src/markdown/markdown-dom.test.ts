@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 
 import { MarkdownDom } from "./markdown-dom";
 import { MarkdownParts } from "./markdown-parts";
-import { PAGE_SIZE, renderMarkdown } from "./render";
+import { renderMarkdown } from "./render";
+import { PAGE_SIZE } from "./render-protocol";
 
 /** Renders each text completely, as the view's renderer does, and returns its parts. */
 class Parts {

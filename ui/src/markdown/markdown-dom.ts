@@ -14,7 +14,7 @@ import { drawDiagrams } from "./diagrams";
 import { STYLE_ATTRIBUTE, applyInlineStyles } from "./inline-style";
 import type { RenderedPart } from "./markdown-parts";
 import { PageParking } from "./page-parking";
-import { PAGE_SIZE } from "./render";
+import { PAGE_SIZE } from "./render-protocol";
 import { sanitizeBlockElements } from "./sanitize";
 
 export class MarkdownDom {

@@ -1,7 +1,8 @@
 // A growing text's rendering as a sequence of parts: each part carries the blocks finished since the previous
 // one and the current tail, so it can cross a thread boundary (the render worker) without resending what the
 // other side already has. The HTML is not sanitised yet: ./markdown-dom does that before the DOM.
-import { PAGE_SIZE, StreamingMarkdown } from "./render";
+import { StreamingMarkdown } from "./render";
+import { PAGE_SIZE } from "./render-protocol";
 
 export interface RenderedPart {
   /** Changes when the renderer started over (the text was replaced): earlier blocks are void then. */

@@ -1,7 +1,7 @@
 // Renders a view's growing Markdown away from the window's work: in the render worker when the platform has
 // workers (one for the window, shared by every view), otherwise on this thread in short slices that yield to
 // the event loop between them. Either way the view gets the same parts (./markdown-parts), in order.
-import { MarkdownParts, type RenderedPart } from "./markdown-parts";
+import type { MarkdownParts, RenderedPart } from "./markdown-parts";
 import type { FromRenderWorker, ToRenderWorker } from "./render-protocol";
 
 /** Rendering time per slice on this thread (ms), when there is no worker. */
@@ -120,22 +120,34 @@ export function workerRenderer(shared: SharedWorker, onPart: (part: RenderedPart
   };
 }
 
+/**
+ * The renderer is loaded on first use: the window's bundle does not carry the Markdown lexer, the highlighter
+ * and KaTeX, which only the worker needs where there is one.
+ */
 function inlineRenderer(onPart: (part: RenderedPart) => void): MarkdownRenderer {
-  const parts = new MarkdownParts();
-  let latest = "";
+  let parts: MarkdownParts | null = null;
+  let latest: string | null = null;
+  let closed = false;
   let cancel: (() => void) | null = null;
   const slice = () => {
     cancel = null;
+    if (parts === null || latest === null) return;
     const part = parts.next(latest, performance.now() + INLINE_SLICE_MS);
     onPart(part);
     if (!part.complete) cancel = nextTask(slice);
   };
+  void import("./markdown-parts").then(({ MarkdownParts: Parts }) => {
+    if (closed) return;
+    parts = new Parts();
+    if (latest !== null && cancel === null) cancel = nextTask(slice);
+  });
   return {
     render(text) {
       latest = text;
-      if (cancel === null) cancel = nextTask(slice);
+      if (cancel === null && parts !== null) cancel = nextTask(slice);
     },
     close() {
+      closed = true;
       cancel?.();
       cancel = null;
     },

@@ -16,6 +16,9 @@ export type ToRenderWorker =
   | { view: number; kind: "taken" }
   | { view: number; kind: "close" };
 
+/** Finished blocks are grouped in pages of this many; a full page never changes again. */
+export const PAGE_SIZE = 64;
+
 /** The most new blocks one part carries (sanitising them is the window's work for that part). */
 export const MAX_PART_BLOCKS = 64;
 

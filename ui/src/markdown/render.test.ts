@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 
 import {
   LEX_WINDOW,
-  PAGE_SIZE,
   StreamingMarkdown,
   mayBeSetextHeading,
   renderMarkdown,
   streamedHtml,
 } from "./render";
+import { PAGE_SIZE } from "./render-protocol";
 
 /** Renders `html` into a detached element, so tests inspect the DOM the app would get. */
 function dom(html: string): HTMLElement {

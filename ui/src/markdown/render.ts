@@ -12,6 +12,7 @@ import { Marked, type Token, type Tokens } from "marked";
 import { highlightCode } from "./highlight";
 import { isWebLink } from "./links";
 import { mathExtension } from "./math";
+import { PAGE_SIZE } from "./render-protocol";
 import { sanitizeBlocks } from "./sanitize";
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
@@ -154,8 +155,6 @@ function rawIndexOf(raw: string, normalisedLength: number): number {
   return rawIndex;
 }
 
-/** Finished blocks are grouped in pages of this many; a full page never changes again. */
-export const PAGE_SIZE = 64;
 
 /**
  * The most text lexed in one go (more only while a single block is longer). In WebKit the lexer's cost grows
