@@ -6,7 +6,9 @@
 //! each cold start also measures the memory once the quick-ask window is open (its shortcut pressed with xdotool).
 //! Each cold start is followed by one of an empty Tauri 2 window (`src-tauri/examples/empty_window.rs`, built by
 //! the script next to this benchmark, or `PI_DESKTOP_EMPTY_WINDOW`), measured the same way: the floor the app's
-//! idle memory is compared with.
+//! idle memory is compared with. When the app started WebKit with rendering variables of its own (no GPU render
+//! node: no accelerated compositing), a second empty window is started with the same variables, the floor of the
+//! same drawing.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -39,7 +41,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
-use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
+use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::{
     OpenAiServer, Reply, event_stream, text_delta, tool_call_chunks, unfinished_text_chunks,
 };
@@ -169,6 +171,12 @@ fn add_memory(memory: &mut Samples, prefix: &str, root: u32) {
     }
 }
 
+/// The empty window as Tauri draws it.
+const EMPTY: &str = "empty Tauri window";
+/// The empty window started with the `WEBKIT_DISABLE_*` variables the app started with (measured only when there
+/// are).
+const EMPTY_LIKE_APP: &str = "empty Tauri window drawn like the app";
+
 /// The empty window's binary: `PI_DESKTOP_EMPTY_WINDOW`, or `empty_window` next to this benchmark (both are
 /// examples of the same workspace, built into the same directory).
 fn empty_window_binary() -> PathBuf {
@@ -182,13 +190,35 @@ fn empty_window_binary() -> PathBuf {
     )
 }
 
-/// One start of the empty Tauri window in a fresh home: spawn → its page loaded, and its memory (with its WebKit
-/// processes) once settled, like the app's.
-async fn empty_window_floor(options: &Options, times: &mut Samples, memory: &mut Samples) {
+/// The `WEBKIT_DISABLE_*` variables of a running process: the rendering choices it started WebKit with.
+fn webkit_variables(pid: u32) -> Vec<(String, String)> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    environ
+        .split(|byte| *byte == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (name, value) = entry.split_once('=')?;
+            name.starts_with("WEBKIT_DISABLE_")
+                .then(|| (name.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+/// One start of the empty Tauri window in a fresh home, with `webkit` added to its environment: spawn → its page
+/// loaded, and its memory (with its WebKit processes) once settled, like the app's. `label` names it in the
+/// figures.
+async fn empty_window_floor(
+    options: &Options,
+    label: &str,
+    webkit: &[(String, String)],
+    times: &mut Samples,
+    memory: &mut Samples,
+) {
     let home = tempfile::tempdir().unwrap();
     let spawned = Instant::now();
     let mut child = Command::new(empty_window_binary())
         .env("HOME", home.path())
+        .envs(webkit.iter().map(|(name, value)| (name, value)))
         .stdout(Stdio::piped())
         .spawn()
         .expect("the empty window did not start (build it with scripts/bench-app.sh)");
@@ -199,25 +229,25 @@ async fn empty_window_floor(options: &Options, times: &mut Samples, memory: &mut
         .any(|line| line == "loaded");
     assert!(loaded, "the empty window ended before its page loaded");
     times.add(
-        "7 empty Tauri window: spawn -> page loaded",
+        &format!("7 {label}: spawn -> page loaded"),
         spawned.elapsed().as_secs_f64() * 1000.0,
     );
     tokio::time::sleep(options.settle).await;
-    add_memory(memory, "empty Tauri window: ", child.id());
+    add_memory(memory, &format!("{label}: "), child.id());
     child.kill().unwrap();
     child.wait().unwrap();
 }
 
-/// Cold starts (each a fresh driver, session, app and home) and the idle memory of each.
+/// Cold starts (each a fresh driver, session, app and home, with a model configured: usable is the composer
+/// there and Send enabled) and the idle memory of each.
 async fn cold_starts(options: &Options) -> (Samples, Samples) {
     let mut times = Samples::default();
     let mut memory = Samples::default();
+    let server = OpenAiServer::start(Vec::new()).await.unwrap();
     for run in 1..=options.runs {
         let uptime_at_spawn = uptime_seconds();
         let spawned = Instant::now();
-        let app = AppUnderTest::launch(LaunchOptions::default())
-            .await
-            .unwrap();
+        let app = server.launch_app().await;
         let session_returned = spawned.elapsed();
         wait_until_usable(&app).await;
         let usable = spawned.elapsed();
@@ -253,6 +283,10 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
             ms(timings.session_open)
         );
 
+        let webkit = webkit_variables(process.pid);
+        if run == 1 {
+            println!("the app started WebKit with {webkit:?}");
+        }
         tokio::time::sleep(options.settle).await;
         add_memory(&mut memory, "", process.pid);
         if options.quick_ask {
@@ -264,7 +298,10 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
             add_memory(&mut memory, "quick ask open: ", process.pid);
         }
         app.close().await.unwrap();
-        empty_window_floor(options, &mut times, &mut memory).await;
+        empty_window_floor(options, EMPTY, &[], &mut times, &mut memory).await;
+        if !webkit.is_empty() {
+            empty_window_floor(options, EMPTY_LIKE_APP, &webkit, &mut times, &mut memory).await;
+        }
     }
     (times, memory)
 }
@@ -525,11 +562,13 @@ async fn main() {
     );
     memory.print("MiB");
     let pss = |prefix: &str| memory.median(&format!("{prefix}all app processes: PSS"));
-    if let (Some(app), Some(floor)) = (pss(""), pss("empty Tauri window: ")) {
-        println!(
-            "  idle PSS, the app over the empty Tauri window: {:.2}x ({app:.1} / {floor:.1} MiB, medians)",
-            app / floor
-        );
+    for label in [EMPTY, EMPTY_LIKE_APP] {
+        if let (Some(app), Some(floor)) = (pss(""), pss(&format!("{label}: "))) {
+            println!(
+                "  idle PSS, the app over the {label}: {:.2}x ({app:.1} / {floor:.1} MiB, medians)",
+                app / floor
+            );
+        }
     }
     println!("\nStop -> Send enabled (ms):");
     stop_times.print("ms");
