@@ -7,6 +7,13 @@ function envelope(seq: number): Envelope {
   return { v: 1, seq, kind: "event", event: { type: "turn_start" } };
 }
 
+/** An inbox that notes the sequence numbers of each delivery. */
+function inboxOfBatches() {
+  const batches: number[][] = [];
+  const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+  return { batches, push };
+}
+
 /** Lets queued microtasks run (the end of the task an envelope came in). */
 const endOfTask = () => Promise.resolve();
 
@@ -34,8 +41,7 @@ describe("envelopeInbox", () => {
   });
 
   it("delivers an envelope that comes to an idle inbox at the end of its task, without waiting for a frame", async () => {
-    const batches: number[][] = [];
-    const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+    const { batches, push } = inboxOfBatches();
     push(envelope(1));
     push(envelope(2));
     expect(batches).toEqual([]);
@@ -44,8 +50,7 @@ describe("envelopeInbox", () => {
   });
 
   it("holds what comes after a delivery for the next frame and delivers it together, in order", async () => {
-    const batches: number[][] = [];
-    const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+    const { batches, push } = inboxOfBatches();
     push(envelope(1));
     await endOfTask();
     push(envelope(2));
@@ -62,8 +67,7 @@ describe("envelopeInbox", () => {
   });
 
   it("is idle again after a frame with nothing to deliver", async () => {
-    const batches: number[][] = [];
-    const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+    const { batches, push } = inboxOfBatches();
     push(envelope(1));
     await endOfTask();
     runFrames(16);
@@ -89,8 +93,7 @@ describe("envelopeInbox", () => {
   });
 
   it("still delivers when no frame comes (a hidden window)", async () => {
-    const batches: number[][] = [];
-    const push = envelopeInbox((envelopes) => batches.push(envelopes.map((item) => item.seq)));
+    const { batches, push } = inboxOfBatches();
     push(envelope(1));
     await endOfTask();
     push(envelope(2));
