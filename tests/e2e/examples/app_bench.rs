@@ -6,9 +6,9 @@
 //! each cold start also measures the memory once the quick-ask window is open (its shortcut pressed with xdotool).
 //! Each cold start is followed by one of an empty Tauri 2 window (`src-tauri/examples/empty_window.rs`, built by
 //! the script next to this benchmark, or `PI_DESKTOP_EMPTY_WINDOW`), measured the same way: the floor the app's
-//! idle memory is compared with. When the app started WebKit with rendering variables of its own (no GPU render
-//! node: no accelerated compositing), a second empty window is started with the same variables, the floor of the
-//! same drawing.
+//! idle memory is compared with, started without any `WEBKIT_DISABLE_*` variable of this benchmark's environment.
+//! When the app runs with such variables (`PI_DESKTOP_SAFE_RENDERING=1`, or set by hand for the benchmark), a
+//! second empty window is started with the app's, the floor of the same drawing.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -204,9 +204,9 @@ fn webkit_variables(pid: u32) -> Vec<(String, String)> {
         .collect()
 }
 
-/// One start of the empty Tauri window in a fresh home, with `webkit` added to its environment: spawn → its page
-/// loaded, and its memory (with its WebKit processes) once settled, like the app's. `label` names it in the
-/// figures.
+/// One start of the empty Tauri window in a fresh home, with the `WEBKIT_DISABLE_*` variables of this process
+/// replaced by `webkit`: spawn → its page loaded, and its memory (with its WebKit processes) once settled, like
+/// the app's. `label` names it in the figures.
 async fn empty_window_floor(
     options: &Options,
     label: &str,
@@ -215,11 +215,18 @@ async fn empty_window_floor(
     memory: &mut Samples,
 ) {
     let home = tempfile::tempdir().unwrap();
-    let spawned = Instant::now();
-    let mut child = Command::new(empty_window_binary())
+    let mut command = Command::new(empty_window_binary());
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("WEBKIT_DISABLE_") {
+            command.env_remove(name);
+        }
+    }
+    command
         .env("HOME", home.path())
         .envs(webkit.iter().map(|(name, value)| (name, value)))
-        .stdout(Stdio::piped())
+        .stdout(Stdio::piped());
+    let spawned = Instant::now();
+    let mut child = command
         .spawn()
         .expect("the empty window did not start (build it with scripts/bench-app.sh)");
     let stdout = child.stdout.take().unwrap();
