@@ -11,7 +11,8 @@ const FALLBACK_FLUSH_MS = 50;
 
 export function envelopeInbox(deliver: (envelopes: Envelope[]) => void): (envelope: Envelope) => void {
   let held: Envelope[] = [];
-  let now = false;
+  /** A delivery at the end of the current task is queued. */
+  let queued = false;
   let frame: number | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** Delivers what is held; false when nothing was. */
@@ -35,10 +36,10 @@ export function envelopeInbox(deliver: (envelopes: Envelope[]) => void): (envelo
   }
   return (envelope) => {
     held.push(envelope);
-    if (now || frame !== null) return;
-    now = true;
+    if (queued || frame !== null) return;
+    queued = true;
     queueMicrotask(() => {
-      now = false;
+      queued = false;
       awaitFrame();
       take();
     });
