@@ -293,6 +293,17 @@ describe("incremental markdown rendering", () => {
     }
   }, 60_000);
 
+  it("streams blocks longer than a window, and the text after them, like the one-shot render", () => {
+    const words = Array.from({ length: 900 }, (_, index) => `w${index}`);
+    const paragraph = words.join(" ");
+    const fence = ["```ts", ...words.map((word) => `const ${word} = 1;`), "```"].join("\n");
+    const text = `${paragraph}\n\nShort one.\n\n${fence}\n\n## After\n\n${paragraph} **end**\n`;
+    expect(paragraph.length).toBeGreaterThan(LEX_WINDOW * 2);
+    for (const chunk of [7, 300, 5000]) {
+      expect(streamInChunks(text, chunk), `chunk ${chunk}`).toBe(renderMarkdown(text));
+    }
+  }, 60_000);
+
   it("stops at its deadline with finished blocks only, and later updates finish the same render", () => {
     const text = Array.from({ length: 200 }, (_, index) => `Paragraph ${index} **bold**.`).join("\n\n");
     const renderer = new StreamingMarkdown();

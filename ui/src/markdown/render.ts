@@ -10,6 +10,7 @@
 import { Marked, type Token, type Tokens } from "marked";
 
 import { highlightCode } from "./highlight";
+import { inlineText } from "./inline-text-rule";
 import { isWebLink } from "./links";
 import { mathExtension } from "./math";
 import { PAGE_SIZE } from "./render-protocol";
@@ -31,6 +32,7 @@ markdown.use({
     lheading(src) {
       return mayBeSetextHeading(src) ? false : undefined;
     },
+    inlineText,
   },
   renderer: {
     html(token) {
@@ -192,12 +194,16 @@ export class StreamingMarkdown {
   private pages: (readonly string[])[] = [];
   private openPage: string[] = [];
   private epoch = 0;
+  /** How long the unfinished tail was at the end of the last update: the next one lexes at least that much at once. */
+  private openLength = 0;
 
   update(text: string, deadline = Number.POSITIVE_INFINITY): StreamedMarkdown {
     if (!this.extendsFinishedPart(text)) this.reset();
     // A trailing lone "\r" may be the first half of "\r\n": it waits for the next update.
     const end = text.endsWith("\r") ? text.length - 1 : text.length;
-    let window = LEX_WINDOW;
+    // A block that was still open last time (a long paragraph or code block) is lexed whole in one window,
+    // not again in windows that double up to its length.
+    let window = this.openLength + LEX_WINDOW;
     for (;;) {
       const last = end - this.stableEnd <= window;
       const tailRaw = last ? text.slice(this.stableEnd, end) : windowOf(text, this.stableEnd, window);
@@ -216,6 +222,7 @@ export class StreamingMarkdown {
       for (const html of blocksHtml(tokens.slice(0, finishedCount))) this.pushFinished(html);
       if (last) {
         const tail = blocksHtml(tokens.slice(finishedCount));
+        this.openLength = end - this.stableEnd;
         return { pages: this.currentPages(), tail, complete: true, epoch: this.epoch };
       }
       // Nothing finished inside the window: one block is longer than it, so look further.
@@ -247,6 +254,7 @@ export class StreamingMarkdown {
   private reset(): void {
     this.epoch += 1;
     this.stableEnd = 0;
+    this.openLength = 0;
     this.lastStableSource = "";
     this.pages = [];
     this.openPage = [];
