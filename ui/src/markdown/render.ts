@@ -9,6 +9,7 @@
 // them once closed, ./diagrams); every block passes through ./sanitize before it reaches the DOM.
 import { Marked, type Token, type Tokens } from "marked";
 
+import { blockRuleGuards } from "./block-rule-guards";
 import { highlightCode } from "./highlight";
 import { inlineText } from "./inline-text-rule";
 import { isWebLink } from "./links";
@@ -33,6 +34,7 @@ markdown.use({
       return mayBeSetextHeading(src) ? false : undefined;
     },
     inlineText,
+    ...blockRuleGuards,
   },
   renderer: {
     html(token) {
