@@ -30,6 +30,15 @@ export function markdownRenderer(onPart: (part: RenderedPart) => void): Markdown
   return worker === null ? inlineRenderer(onPart) : workerRenderer(worker, onPart);
 }
 
+/**
+ * Starts the window's render worker and has it compile its renderer on a sample, so the first answer after the
+ * window opens is not held up by loading it (some 200 ms on a 2-core machine without a GPU).
+ */
+export function warmUpRenderer(): void {
+  const warm: ToRenderWorker = { kind: "warm" };
+  renderWorker()?.worker.postMessage(warm);
+}
+
 export interface SharedWorker {
   worker: Worker;
   views: Map<number, (part: RenderedPart) => void>;

@@ -14,7 +14,9 @@ export type ToRenderWorker =
   | { view: number; kind: "append"; text: string }
   /** The window put the view's last part on screen (or staged it): the next may come. */
   | { view: number; kind: "taken" }
-  | { view: number; kind: "close" };
+  | { view: number; kind: "close" }
+  /** Render a sample once and keep nothing: the first answer then finds the renderer's code compiled. */
+  | { kind: "warm" };
 
 /** Finished blocks are grouped in pages of this many; a full page never changes again. */
 export const PAGE_SIZE = 64;

@@ -42,7 +42,22 @@ const scope = self as unknown as {
   postMessage: (message: FromRenderWorker) => void;
 };
 
+/** A bit of every kind of block the renderer has its own code for. */
+const WARM_UP_SAMPLE = [
+  "## Warm-up",
+  "Text with **bold**, `code`, $x^2$ and [a link](https://example.com).",
+  "- a list\n  - nested",
+  "| a | b |\n|---|---|\n| 1 | 2 |",
+  "```rust\nfn main() {}\n```",
+  "$$\n\\sum_i x_i\n$$",
+  "",
+].join("\n\n");
+
 scope.onmessage = ({ data }) => {
+  if (data.kind === "warm") {
+    new MarkdownParts().next(WARM_UP_SAMPLE, Number.POSITIVE_INFINITY);
+    return;
+  }
   const state = views.get(data.view);
   switch (data.kind) {
     case "text":
