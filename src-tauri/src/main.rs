@@ -19,10 +19,7 @@ fn main() -> ExitCode {
     }
     #[cfg(unix)]
     if let Some(error) = pi_desktop::safe_rendering::restart_with_workarounds_if_asked() {
-        eprintln!(
-            "pi-desktop: {} is set, but starting again with the rendering workarounds failed: {error}",
-            pi_desktop::safe_rendering::SWITCH
-        );
+        eprintln!("pi-desktop: starting again with the rendering workarounds failed: {error}");
     }
     match pi_desktop::run() {
         Ok(()) => ExitCode::SUCCESS,

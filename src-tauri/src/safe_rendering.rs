@@ -3,6 +3,11 @@
 //! (`WEBKIT_DISABLE_DMABUF_RENDERER=1`, WebKitGTK 2.42 and later) and no accelerated compositing
 //! (`WEBKIT_DISABLE_COMPOSITING_MODE=1`, older versions). WebKit reads them when it starts, so the process starts
 //! itself again with them set (the same process id, arguments and everything else).
+//!
+//! On a machine without a GPU render node (`/dev/dri/renderD*`: a virtual machine, a container) WebKit
+//! composites with OpenGL on the CPU (Mesa's llvmpipe), which costs some 27 ms a frame and stalls the first
+//! second of a fast answer; there the app turns compositing off by itself (README, "Drawing without a GPU").
+//! A value set by hand for either variable always stays.
 
 use std::ffi::OsString;
 
@@ -15,28 +20,40 @@ const WORKAROUNDS: [(&str, &str); 2] = [
     ("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
 ];
 
-/// The variables to add before WebKit starts: none unless the switch is on, and only those not set already (a
-/// value the user chose stays; once they are set, starting again adds nothing, so it happens once).
+/// Where the kernel puts GPU render nodes.
+const RENDER_NODES: &str = "/dev/dri";
+
+/// The variables to add before WebKit starts: both workarounds when the switch is on, no compositing when the
+/// machine has no GPU render node, and only those not set already (a value the user chose stays; once they are
+/// set, starting again adds nothing, so it happens once).
 pub fn variables_to_add(
     var: impl Fn(&str) -> Option<OsString>,
+    has_render_node: bool,
 ) -> Vec<(&'static str, &'static str)> {
     let on = var(SWITCH).is_some_and(|value| value == "1" || value.eq_ignore_ascii_case("true"));
-    if !on {
-        return Vec::new();
-    }
     WORKAROUNDS
         .into_iter()
+        .filter(|(name, _)| on || (!has_render_node && *name == "WEBKIT_DISABLE_COMPOSITING_MODE"))
         .filter(|(name, _)| var(name).is_none())
         .collect()
 }
 
-/// Starts this program again with the workarounds when the switch asks for them; returns only when it does not
-/// (the switch is off, everything is set already) or when starting again failed, with the reason.
+/// Whether the machine has a GPU render node WebKit could composite with.
+fn has_render_node() -> bool {
+    std::fs::read_dir(RENDER_NODES).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| entry.file_name().to_string_lossy().starts_with("renderD"))
+    })
+}
+
+/// Starts this program again with the workarounds when the switch or the machine asks for them; returns only
+/// when it does not (nothing to add) or when starting again failed, with the reason.
 #[cfg(unix)]
 pub fn restart_with_workarounds_if_asked() -> Option<std::io::Error> {
     use std::os::unix::process::CommandExt as _;
 
-    let add = variables_to_add(|name| std::env::var_os(name));
+    let add = variables_to_add(|name| std::env::var_os(name), has_render_node());
     if add.is_empty() {
         return None;
     }
@@ -58,12 +75,16 @@ mod tests {
 
     use super::*;
 
-    fn adds(env: &[(&str, &str)]) -> Vec<(&'static str, &'static str)> {
+    fn adds_on(env: &[(&str, &str)], has_render_node: bool) -> Vec<(&'static str, &'static str)> {
         let env: HashMap<String, OsString> = env
             .iter()
             .map(|(name, value)| ((*name).to_owned(), OsString::from(value)))
             .collect();
-        variables_to_add(|name| env.get(name).cloned())
+        variables_to_add(|name| env.get(name).cloned(), has_render_node)
+    }
+
+    fn adds(env: &[(&str, &str)]) -> Vec<(&'static str, &'static str)> {
+        adds_on(env, true)
     }
 
     #[test]
@@ -81,6 +102,23 @@ mod tests {
         assert_eq!(
             adds(&[(SWITCH, "1"), ("WEBKIT_DISABLE_COMPOSITING_MODE", "0")]),
             vec![("WEBKIT_DISABLE_DMABUF_RENDERER", "1")]
+        );
+        assert_eq!(
+            adds_on(&[("WEBKIT_DISABLE_COMPOSITING_MODE", "0")], false),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn without_a_render_node_compositing_is_turned_off_once() {
+        let off = vec![("WEBKIT_DISABLE_COMPOSITING_MODE", "1")];
+        assert_eq!(adds_on(&[], false), off);
+        assert_eq!(adds_on(&[(SWITCH, "0")], false), off);
+        assert_eq!(adds_on(&[(SWITCH, "1")], false), WORKAROUNDS.to_vec());
+        assert_eq!(
+            adds_on(&off, false),
+            Vec::new(),
+            "starting again adds nothing"
         );
     }
 }

@@ -7,8 +7,9 @@
 //! Each cold start is followed by one of an empty Tauri 2 window (`src-tauri/examples/empty_window.rs`, built by
 //! the script next to this benchmark, or `PI_DESKTOP_EMPTY_WINDOW`), measured the same way: the floor the app's
 //! idle memory is compared with, started without any `WEBKIT_DISABLE_*` variable of this benchmark's environment.
-//! When the app runs with such variables (`PI_DESKTOP_SAFE_RENDERING=1`, or set by hand for the benchmark), a
-//! second empty window is started with the app's, the floor of the same drawing.
+//! When the app runs with such variables (`PI_DESKTOP_SAFE_RENDERING=1`, set by hand for the benchmark, or set
+//! by the app itself on a machine without a GPU render node), a second empty window is started with the app's,
+//! the floor of the same drawing.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,

@@ -25,6 +25,27 @@ const QUICK_ASK_POLL: Duration = Duration::from_millis(250);
 /// How often the harness looks whether the app is gone.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
+/// Starts the paint mark of [`AppUnderTest::screenshot`]: a fixed one-pixel element whose colour flips every 50 ms.
+const PAINT_MARK_START: &str = r#"
+let mark = document.getElementById("e2e-paint-mark");
+if (mark === null) {
+  mark = document.createElement("div");
+  mark.id = "e2e-paint-mark";
+  mark.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647";
+  document.body.append(mark);
+}
+let on = false;
+const flip = () => { on = !on; mark.style.background = on ? "rgba(128,128,128,0.02)" : "rgba(128,128,128,0.03)"; };
+flip();
+window.__e2ePaintMark = setInterval(flip, 50);
+"#;
+
+/// Stops and removes the paint mark.
+const PAINT_MARK_STOP: &str = r#"
+clearInterval(window.__e2ePaintMark);
+document.getElementById("e2e-paint-mark")?.remove();
+"#;
+
 /// What to start the app with. `Default` is a fresh, empty app.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
@@ -203,8 +224,16 @@ impl AppUnderTest {
     }
 
     /// Saves a PNG of the window as `<artifacts>/<name>.png` and returns its path.
+    ///
+    /// Without accelerated compositing (the app's choice on a machine without a GPU) WebKitWebDriver's
+    /// screenshot waits for the window's next paint, and a window where nothing changes never paints; so a
+    /// one-pixel mark in the top-left corner changes (between two almost transparent greys) until the
+    /// screenshot is taken, and is removed after.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
-        let png = self.client.screenshot().await?;
+        self.client.execute(PAINT_MARK_START, Vec::new()).await?;
+        let png = self.client.screenshot().await;
+        self.client.execute(PAINT_MARK_STOP, Vec::new()).await?;
+        let png = png?;
         let dir = artifacts_dir();
         std::fs::create_dir_all(&dir)
             .map_err(E2eError::io(format!("cannot create {}", dir.display())))?;

@@ -49,6 +49,64 @@ async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
     app.close().await.unwrap();
 }
 
+/// The app's environment variables, as its process has them.
+fn app_environment(app: &AppUnderTest) -> Vec<String> {
+    let environ = std::fs::read(format!("/proc/{}/environ", app.app_pid().unwrap())).unwrap();
+    environ
+        .split(|byte| *byte == 0)
+        .map(|entry| String::from_utf8_lossy(entry).into_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn without_a_gpu_render_node_the_app_draws_without_compositing_and_a_value_set_by_hand_stays()
+{
+    let has_render_node = std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| entry.file_name().to_string_lossy().starts_with("renderD"))
+    });
+    let app = AppUnderTest::launch(LaunchOptions {
+        envs: vec![("PI_API".to_owned(), "scripted".to_owned())],
+        args: Vec::new(),
+    })
+    .await
+    .unwrap();
+    app.find_test_id("composer-input").await.unwrap();
+    let compositing_off = app_environment(&app)
+        .iter()
+        .any(|entry| entry == "WEBKIT_DISABLE_COMPOSITING_MODE=1");
+    assert_eq!(compositing_off, !has_render_node);
+    app.send_prompt("Hello").await.unwrap();
+    app.wait_for_css(r#"[data-testid="message-assistant"][data-state="done"]"#)
+        .await
+        .unwrap();
+    app.close().await.unwrap();
+
+    let app = AppUnderTest::launch(LaunchOptions {
+        envs: vec![
+            ("PI_API".to_owned(), "scripted".to_owned()),
+            ("WEBKIT_DISABLE_COMPOSITING_MODE".to_owned(), "0".to_owned()),
+        ],
+        args: Vec::new(),
+    })
+    .await
+    .unwrap();
+    app.find_test_id("composer-input").await.unwrap();
+    let environment = app_environment(&app);
+    assert!(
+        environment
+            .iter()
+            .any(|entry| entry == "WEBKIT_DISABLE_COMPOSITING_MODE=0")
+    );
+    assert!(
+        !environment
+            .iter()
+            .any(|entry| entry == "WEBKIT_DISABLE_COMPOSITING_MODE=1")
+    );
+    app.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn the_safe_rendering_switch_starts_webkit_without_dma_buf_and_the_window_still_works() {
     let app = AppUnderTest::launch(LaunchOptions {
@@ -62,16 +120,14 @@ async fn the_safe_rendering_switch_starts_webkit_without_dma_buf_and_the_window_
     .unwrap();
 
     app.find_test_id("composer-input").await.unwrap();
-    let environ = std::fs::read(format!("/proc/{}/environ", app.app_pid().unwrap())).unwrap();
-    let variables: Vec<&[u8]> = environ.split(|byte| *byte == 0).collect();
+    let environment = app_environment(&app);
     for wanted in [
-        b"WEBKIT_DISABLE_DMABUF_RENDERER=1".as_slice(),
-        b"WEBKIT_DISABLE_COMPOSITING_MODE=1".as_slice(),
+        "WEBKIT_DISABLE_DMABUF_RENDERER=1",
+        "WEBKIT_DISABLE_COMPOSITING_MODE=1",
     ] {
         assert!(
-            variables.contains(&wanted),
-            "{} is not in the app's environment",
-            String::from_utf8_lossy(wanted)
+            environment.iter().any(|entry| entry == wanted),
+            "{wanted} is not in the app's environment"
         );
     }
     app.send_prompt("Hello").await.unwrap();
