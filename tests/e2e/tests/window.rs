@@ -49,6 +49,21 @@ async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
     app.close().await.unwrap();
 }
 
+/// The app with the scripted provider and these variables added to its environment.
+async fn launch_scripted(envs: &[(&str, &str)]) -> AppUnderTest {
+    let mut all = vec![("PI_API".to_owned(), "scripted".to_owned())];
+    all.extend(
+        envs.iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned())),
+    );
+    AppUnderTest::launch(LaunchOptions {
+        envs: all,
+        args: Vec::new(),
+    })
+    .await
+    .unwrap()
+}
+
 /// The app's environment variables, as its process has them.
 fn app_environment(app: &AppUnderTest) -> Vec<String> {
     let environ = std::fs::read(format!("/proc/{}/environ", app.app_pid().unwrap())).unwrap();
@@ -66,12 +81,7 @@ async fn without_a_gpu_render_node_the_app_draws_without_compositing_and_a_value
             .flatten()
             .any(|entry| entry.file_name().to_string_lossy().starts_with("renderD"))
     });
-    let app = AppUnderTest::launch(LaunchOptions {
-        envs: vec![("PI_API".to_owned(), "scripted".to_owned())],
-        args: Vec::new(),
-    })
-    .await
-    .unwrap();
+    let app = launch_scripted(&[]).await;
     app.find_test_id("composer-input").await.unwrap();
     let compositing_off = app_environment(&app)
         .iter()
@@ -83,15 +93,7 @@ async fn without_a_gpu_render_node_the_app_draws_without_compositing_and_a_value
         .unwrap();
     app.close().await.unwrap();
 
-    let app = AppUnderTest::launch(LaunchOptions {
-        envs: vec![
-            ("PI_API".to_owned(), "scripted".to_owned()),
-            ("WEBKIT_DISABLE_COMPOSITING_MODE".to_owned(), "0".to_owned()),
-        ],
-        args: Vec::new(),
-    })
-    .await
-    .unwrap();
+    let app = launch_scripted(&[("WEBKIT_DISABLE_COMPOSITING_MODE", "0")]).await;
     app.find_test_id("composer-input").await.unwrap();
     let environment = app_environment(&app);
     assert!(
@@ -109,15 +111,7 @@ async fn without_a_gpu_render_node_the_app_draws_without_compositing_and_a_value
 
 #[tokio::test]
 async fn the_safe_rendering_switch_starts_webkit_without_dma_buf_and_the_window_still_works() {
-    let app = AppUnderTest::launch(LaunchOptions {
-        envs: vec![
-            ("PI_API".to_owned(), "scripted".to_owned()),
-            ("PI_DESKTOP_SAFE_RENDERING".to_owned(), "1".to_owned()),
-        ],
-        args: Vec::new(),
-    })
-    .await
-    .unwrap();
+    let app = launch_scripted(&[("PI_DESKTOP_SAFE_RENDERING", "1")]).await;
 
     app.find_test_id("composer-input").await.unwrap();
     let environment = app_environment(&app);
