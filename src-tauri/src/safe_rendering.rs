@@ -14,11 +14,11 @@ use std::ffi::OsString;
 /// The environment variable that turns the workarounds on.
 pub const SWITCH: &str = "PI_DESKTOP_SAFE_RENDERING";
 
+/// The workaround a machine without a GPU render node gets by itself.
+const NO_COMPOSITING: (&str, &str) = ("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
+
 /// The variables the workarounds set.
-const WORKAROUNDS: [(&str, &str); 2] = [
-    ("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
-    ("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
-];
+const WORKAROUNDS: [(&str, &str); 2] = [("WEBKIT_DISABLE_DMABUF_RENDERER", "1"), NO_COMPOSITING];
 
 /// Where the kernel puts GPU render nodes.
 const RENDER_NODES: &str = "/dev/dri";
@@ -33,7 +33,7 @@ pub fn variables_to_add(
     let on = var(SWITCH).is_some_and(|value| value == "1" || value.eq_ignore_ascii_case("true"));
     WORKAROUNDS
         .into_iter()
-        .filter(|(name, _)| on || (!has_render_node && *name == "WEBKIT_DISABLE_COMPOSITING_MODE"))
+        .filter(|workaround| on || (!has_render_node && *workaround == NO_COMPOSITING))
         .filter(|(name, _)| var(name).is_none())
         .collect()
 }
