@@ -229,6 +229,36 @@ describe("the chat screens", () => {
     await expect(announced()).resolves.toEqual([ANSWER_TEXT]);
   });
 
+  it("announces a long answer by its beginning, cut at a word", async () => {
+    await page.goto(server.url);
+    await page.getByTestId("composer-input").fill("Write a long report");
+    await page.getByTestId("composer-input").press("Enter");
+    await run.waitForRun();
+    const paragraphs = Array.from({ length: 400 }, (_, index) => `Paragraph ${index} says **something** plain.`);
+    const long = paragraphs.join("\n\n");
+    await run.send(
+      ...runStart("Write a long report"),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "text_start", contentIndex: 0 }),
+      update({ type: "text_delta", contentIndex: 0, delta: long }),
+    );
+    await page.locator('[data-testid="message-assistant"][data-state="streaming"]').waitFor();
+    await run.send(
+      event({ type: "message_end", message: assistantMessage([{ type: "text", text: long }], "stop") }),
+      ...runEnd(),
+    );
+    await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
+    const region = page.getByTestId("answer-announcer");
+    await expect.poll(() => region.textContent()).not.toBe("");
+    const announced = (await region.textContent()) ?? "";
+    expect(announced.length).toBeLessThanOrEqual(2_000);
+    expect(announced.length).toBeGreaterThan(1_900);
+    expect(announced.endsWith("…")).toBe(true);
+    // The answer as shown (no Markdown marks), from its first paragraph on.
+    expect(announced).toMatch(/^Paragraph 0 says something plain\.\s*Paragraph 1 says something plain\./);
+    expect(announced).not.toContain("**");
+  });
+
   it("honours the system's reduced motion: the waiting dots keep still", async () => {
     await page.goto(server.url);
     await page.getByTestId("composer-input").fill("Hello");

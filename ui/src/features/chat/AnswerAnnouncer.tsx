@@ -2,12 +2,19 @@
 // answer-announcement.ts), so a screen reader reads the answer instead of every streamed piece of it. The text is
 // the answer as shown (its rendered Markdown's text, read from the page, which has all of it by then), not the
 // Markdown source with its asterisks and hashes — except for a very long answer whose far pages left the DOM,
-// which is announced from its source.
+// which is announced from its source. Only the beginning of a long answer is read from the page (see
+// ANNOUNCED_CHARS).
 import { useEffect, useRef, useState } from "react";
 
 import { PARKED_ATTRIBUTE } from "../../markdown/page-parking";
 import type { ChatState } from "../../state/chat";
-import { NO_WATCH, watchAnswers, type FinishedAnswer } from "./answer-announcement";
+import {
+  ANNOUNCED_CHARS,
+  NO_WATCH,
+  announcedText,
+  watchAnswers,
+  type FinishedAnswer,
+} from "./answer-announcement";
 
 interface AnswerAnnouncerProps {
   state: ChatState;
@@ -35,12 +42,22 @@ export function AnswerAnnouncer({ state, caughtUp }: AnswerAnnouncerProps) {
 function shownText(answer: FinishedAnswer): string {
   const message = document.querySelector(`[data-testid="message-assistant"][data-item-id="${CSS.escape(answer.itemId)}"]`);
   // A very long answer keeps only the pages near the viewport in the DOM (markdown/page-parking.ts).
-  if (message === null || message.querySelector(`[${PARKED_ATTRIBUTE}]`) !== null) return answer.source;
+  if (message === null || message.querySelector(`[${PARKED_ATTRIBUTE}]`) !== null) return announcedText(answer.source);
   const parts = [...message.querySelectorAll('[data-testid="assistant-text"]')];
   const text = parts
-    .map((part) => part.textContent ?? "")
+    .map((part) => leadingText(part, ANNOUNCED_CHARS))
     .join("\n")
     .trim();
   // Not on screen (a replay shows another view): the source is still better than silence.
-  return text === "" ? answer.source : text;
+  return announcedText(text === "" ? answer.source : text);
+}
+
+/** The element's text, as `textContent` has it, read only until it is longer than `limit` characters. */
+function leadingText(element: Element, limit: number): string {
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let text = "";
+  for (let node = walker.nextNode(); node !== null && text.length <= limit; node = walker.nextNode()) {
+    text += node.nodeValue ?? "";
+  }
+  return text;
 }

@@ -3,7 +3,13 @@
 import { describe, expect, it } from "vitest";
 
 import type { AssistantItem, ChatState, TranscriptItem } from "../../state/chat";
-import { NO_WATCH, watchAnswers, type AnswerWatch } from "./answer-announcement";
+import {
+  ANNOUNCED_CHARS,
+  NO_WATCH,
+  announcedText,
+  watchAnswers,
+  type AnswerWatch,
+} from "./answer-announcement";
 
 type Watched = Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId">;
 
@@ -59,5 +65,37 @@ describe("announcing finished answers", () => {
     );
     expect(said).toEqual([]);
     expect(announcements([[{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", "Loaded")] }, true]])).toEqual([]);
+  });
+});
+
+describe("the announced text of a long answer", () => {
+  it("is the whole text when it fits", () => {
+    const text = "word ".repeat(ANNOUNCED_CHARS / 5 - 1) + "end.";
+    expect(text.length).toBeLessThanOrEqual(ANNOUNCED_CHARS);
+    expect(announcedText(text)).toBe(text);
+  });
+
+  it("is cut at the last word boundary that fits, marked with an ellipsis", () => {
+    const text = "alpha beta gamma delta ".repeat(10_000);
+    const announced = announcedText(text);
+    expect(announced.length).toBeLessThanOrEqual(ANNOUNCED_CHARS);
+    expect(announced.length).toBeGreaterThan(ANNOUNCED_CHARS - 10);
+    expect(announced.endsWith("…")).toBe(true);
+    const kept = announced.slice(0, -1);
+    expect(text.startsWith(kept)).toBe(true);
+    expect(["alpha", "beta", "gamma", "delta"]).toContain(kept.split(" ").at(-1));
+  });
+
+  it("cuts text without spaces (Chinese) at the limit", () => {
+    const text = "会议纪要天气预报".repeat(1_000);
+    const announced = announcedText(text);
+    expect(announced).toBe(`${text.slice(0, ANNOUNCED_CHARS - 1)}…`);
+  });
+
+  it("never splits a surrogate pair", () => {
+    const text = `${"x".repeat(ANNOUNCED_CHARS - 2)}${"😀".repeat(10)}`;
+    const announced = announcedText(text);
+    expect(announced).toBe(`${"x".repeat(ANNOUNCED_CHARS - 2)}…`);
+    expect(announced.length).toBeLessThanOrEqual(ANNOUNCED_CHARS);
   });
 });
