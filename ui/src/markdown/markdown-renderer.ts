@@ -3,6 +3,7 @@
 // the event loop between them. Either way the view gets the same parts (./markdown-parts), in order.
 import type { MarkdownParts, RenderedPart } from "./markdown-parts";
 import type { FromRenderWorker, ToRenderWorker } from "./render-protocol";
+import { warmUpSanitizer } from "./sanitize";
 
 /** Rendering time per slice on this thread (ms), when there is no worker. */
 const INLINE_SLICE_MS = 8;
@@ -32,7 +33,8 @@ export function markdownRenderer(onPart: (part: RenderedPart) => void): Markdown
 
 /**
  * Starts the window's render worker and has it compile its renderer on a sample, so the first answer after the
- * window opens is not held up by loading it (some 200 ms on a 2-core machine without a GPU).
+ * window opens is not held up by loading it (some 200 ms on a 2-core machine without a GPU); the sample's blocks
+ * then warm the window's sanitiser (see warmUpSanitizer).
  */
 export function warmUpRenderer(): void {
   const warm: ToRenderWorker = { kind: "warm" };
@@ -58,6 +60,10 @@ function renderWorker(): SharedWorker | null {
     const worker = new Worker(new URL("./render.worker.ts", import.meta.url), { type: "module" });
     const views = new Map<number, (part: RenderedPart) => void>();
     worker.onmessage = ({ data }: MessageEvent<FromRenderWorker>) => {
+      if ("warmedUp" in data) {
+        warmUpSanitizer(data.warmedUp);
+        return;
+      }
       const onPart = views.get(data.view);
       if (onPart === undefined) return;
       onPart(data.part);

@@ -15,7 +15,10 @@ export type ToRenderWorker =
   /** The window put the view's last part on screen (or staged it): the next may come. */
   | { view: number; kind: "taken" }
   | { view: number; kind: "close" }
-  /** Render a sample once and keep nothing: the first answer then finds the renderer's code compiled. */
+  /**
+   * Render a sample once and keep nothing: the first answer then finds the renderer's code compiled. The worker
+   * answers with the sample's blocks ({@link WarmedUp}), for the window to warm its sanitiser on.
+   */
   | { kind: "warm" };
 
 /** Finished blocks are grouped in pages of this many; a full page never changes again. */
@@ -27,7 +30,15 @@ export const MAX_PART_BLOCKS = 64;
 /** The most parts of one view sent and not taken yet. */
 export const MAX_PARTS_IN_FLIGHT = 2;
 
-export interface FromRenderWorker {
+/** A view's next part. */
+export interface ViewPart {
   view: number;
   part: RenderedPart;
 }
+
+/** The warm-up sample's blocks as the renderer made them (not sanitised). */
+export interface WarmedUp {
+  warmedUp: readonly string[];
+}
+
+export type FromRenderWorker = ViewPart | WarmedUp;

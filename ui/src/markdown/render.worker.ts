@@ -55,7 +55,8 @@ const WARM_UP_SAMPLE = [
 
 scope.onmessage = ({ data }) => {
   if (data.kind === "warm") {
-    new MarkdownParts().next(WARM_UP_SAMPLE, Number.POSITIVE_INFINITY);
+    const sample = new MarkdownParts().next(WARM_UP_SAMPLE, Number.POSITIVE_INFINITY);
+    scope.postMessage({ warmedUp: [...sample.added, ...sample.tail] });
     return;
   }
   const state = views.get(data.view);
