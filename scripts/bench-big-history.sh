@@ -4,7 +4,8 @@
 # memory, reported and never asserted. Builds the app like scripts/test-e2e.sh, then runs
 # tests/e2e/examples/big_history_bench.rs under Xvfb. The seeded database is cached under the cargo target
 # folder's bench-data/. Arguments go to the benchmark: --conversations N (default 10000), --messages N (per
-# conversation, default 100), --runs N (default 1), --repeats N (per query, default 5).
+# conversation, default 100), --runs N (default 1), --repeats N (per query, default 5), --store-only 1 (the store's
+# search alone, without the app).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$REPO_ROOT/scripts/lib/setup.sh"
 source "$REPO_ROOT/scripts/lib/build.sh"

@@ -5,9 +5,13 @@
 //! sidebar's search box to its results on screen (in the page, `performance.now()`, checked once a frame), the
 //! store's search alone over the same queries, the database's size and the memory of all app processes (PSS).
 //! Seeding a million messages takes minutes, so the database is written once into
-//! `$CARGO_TARGET_DIR/bench-data/` (keyed by the counts) and copied for each run. Run it with
+//! `$CARGO_TARGET_DIR/bench-data/` (keyed by the counts) and copied for each run; the store's search alone opens
+//! that file itself, so a build with a newer schema upgrades it there (its backup left beside it). Run it with
 //! `scripts/bench-big-history.sh`; `--conversations N` (default 10,000), `--messages N` (per conversation, a
-//! multiple of 10, default 100), `--runs N` (default 1), `--repeats N` (per query, default 5).
+//! multiple of 10, default 100), `--runs N` (default 1), `--repeats N` (per query, default 5), `--store-only 1`
+//! (no app: seeds or loads the database and reports only the store's search alone, the time opening the store
+//! took, a schema upgrade included, and the database's size; needs neither a display nor the app's binary, e.g.
+//! `cargo run --release -p pi-desktop-e2e --features e2e --example big_history_bench -- --store-only 1`).
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -53,7 +57,7 @@ use page_poll::poll;
 /// How long memory is left to settle before it is read.
 const SETTLE: Duration = Duration::from_secs(5);
 /// Bumped whenever the seeded content changes, so a stale cached database is not reused.
-const SEED_VERSION: u32 = 1;
+const SEED_VERSION: u32 = 2;
 /// The newest conversation's last change; older ones go back an hour and a half each (about 20 months in all).
 const NEWEST_MS: i64 = 1_796_083_200_000;
 const CONVERSATION_SPACING_MS: i64 = 90 * 60_000;
@@ -162,6 +166,7 @@ const QUERIES: &[(&str, &str)] = &[
     ("zh-rare", RARE_PHRASE),
     ("zh-2char", "熊猫"),
     ("zh-absent", "不存在的词"),
+    ("zh-absent", "水獭"),
 ];
 
 struct Options {
@@ -169,6 +174,7 @@ struct Options {
     messages: usize,
     runs: usize,
     repeats: usize,
+    store_only: bool,
 }
 
 fn parse_options() -> Options {
@@ -177,6 +183,7 @@ fn parse_options() -> Options {
         messages: 100,
         runs: 1,
         repeats: 5,
+        store_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -189,8 +196,9 @@ fn parse_options() -> Options {
             "--messages" => options.messages = value,
             "--runs" => options.runs = value,
             "--repeats" => options.repeats = value,
+            "--store-only" => options.store_only = value != 0,
             other => panic!(
-                "unknown argument {other}; use --conversations N --messages N --runs N --repeats N"
+                "unknown argument {other}; use --conversations N --messages N --runs N --repeats N --store-only 0|1"
             ),
         }
     }
@@ -255,14 +263,20 @@ fn assistant(content: Value, stop_reason: &str, timestamp: i64) -> Value {
     })
 }
 
-/// Ten messages: three plain exchanges and one with a tool call and its result. Message `serial` (counted over
-/// the whole history) carries the rare word when it is a multiple of 10,000.
-fn ten_messages(words: &mut Words, chinese: bool, serial: usize, timestamp: i64) -> Vec<Value> {
+/// Ten messages: three plain exchanges and one with a tool call and its result (`serial` numbers its call); with
+/// `rare`, the first question ends with the rare word (the rare phrase in Chinese).
+fn ten_messages(
+    words: &mut Words,
+    chinese: bool,
+    rare: bool,
+    serial: usize,
+    timestamp: i64,
+) -> Vec<Value> {
     let mut messages = Vec::with_capacity(10);
     for exchange in 0..4 {
         let mut question = words.sentence(chinese, 8);
         question.push('?');
-        let mut answer = format!(
+        let answer = format!(
             "{}\n\n- **{}**\n- `{}`\n\n{}",
             words.sentence(chinese, 20),
             words.sentence(chinese, 3),
@@ -270,11 +284,8 @@ fn ten_messages(words: &mut Words, chinese: bool, serial: usize, timestamp: i64)
             words.sentence(chinese, 15)
         );
         let serial = serial + messages.len();
-        if serial % 10_000 == 0 {
+        if rare && exchange == 0 {
             question.push_str(if chinese { RARE_PHRASE } else { RARE_WORD });
-        }
-        if (serial + 1) % 10_000 == 0 {
-            answer.push_str(if chinese { RARE_PHRASE } else { RARE_WORD });
         }
         messages.push(user(question, timestamp));
         if exchange == 3 {
@@ -316,8 +327,16 @@ fn seed(path: &Path, conversations: usize, messages: usize) {
         clock.set(updated);
         let conversation = store.create_conversation(Some("test-model")).unwrap();
         let chinese = index % 10 == 7;
-        for _ in 0..messages / 10 {
-            for message in ten_messages(&mut words, chinese, serial, updated) {
+        for batch in 0..messages / 10 {
+            // The rare word in every 10,000th message of the history that is English, the rare phrase in the
+            // first question of one Chinese conversation in ten: one message in about 10,000 each with 100
+            // messages per conversation.
+            let rare = if chinese {
+                batch == 0 && index / 10 % 10 == 0
+            } else {
+                serial % 10_000 == 0
+            };
+            for message in ten_messages(&mut words, chinese, rare, serial, updated) {
                 store.append_message(&conversation.id, &message).unwrap();
             }
             serial += 10;
@@ -440,10 +459,16 @@ async fn page_search(app: &AppUnderTest, query: &str) -> (f64, u64) {
 }
 
 /// The store's own search over `path`, `repeats` times per query, with the sidebar's limit (50): the times and
-/// the hits, in the order of [`QUERIES`].
-fn host_searches(path: &Path, repeats: usize) -> Vec<(Stats, usize)> {
-    let store = Store::open(path).unwrap().store;
-    QUERIES
+/// the hits, in the order of [`QUERIES`], and the ms opening the store took (with a schema upgrade, if any).
+fn host_searches(path: &Path, repeats: usize) -> (Vec<(Stats, usize)>, f64) {
+    let opening = Instant::now();
+    let opened = Store::open(path).unwrap();
+    let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
+    if !opened.notices.is_empty() {
+        println!("opening the store: {:?}", opened.notices);
+    }
+    let store = opened.store;
+    let searches = QUERIES
         .iter()
         .map(|(_, query)| {
             let mut times = Vec::new();
@@ -455,7 +480,29 @@ fn host_searches(path: &Path, repeats: usize) -> Vec<(Stats, usize)> {
             }
             (Stats::new(times), hits)
         })
-        .collect()
+        .collect();
+    (searches, open_ms)
+}
+
+/// `--store-only 1`: the store's search alone over `template`, without the app.
+fn report_store_only(template: &Path, repeats: usize) {
+    let (host, open_ms) = host_searches(template, repeats);
+    let (db_mib, wal_mib) = database_mib(template);
+    println!(
+        "store open {open_ms:.0} ms; database {db_mib:.1} MiB + wal {wal_mib:.1} MiB; load {}",
+        load_average()
+    );
+    println!("class        query              hits  host_p50_ms  host_p95_ms  host_max_ms");
+    for ((class, query), (times, hits)) in QUERIES.iter().zip(host) {
+        println!(
+            "{class:<11}  {:<17}  {hits:>4}  {:>11.1}  {:>11.1}  {:>11.1}",
+            format!("{query:?}"),
+            times.quantile(0.5),
+            times.quantile(0.95),
+            times.max()
+        );
+    }
+    println!("load {}", load_average());
 }
 
 #[tokio::main]
@@ -470,6 +517,10 @@ async fn main() {
         seeded.map_or_else(|| "cached".to_owned(), |seconds| format!("{seconds:.1} s")),
         load_average()
     );
+    if options.store_only {
+        report_store_only(&template, options.repeats * options.runs.max(1) * 2);
+        return;
+    }
     println!(
         "run  start_to_sidebar_ms  page_populated_ms  already  items  search_p50_ms  search_p95_ms  search_max_ms  pss_mib  db_mib  wal_mib  load"
     );
@@ -541,7 +592,7 @@ async fn main() {
         app.close().await.unwrap();
     }
 
-    let host = host_searches(&template, options.repeats * options.runs.max(1) * 2);
+    let (host, _) = host_searches(&template, options.repeats * options.runs.max(1) * 2);
     println!(
         "class        query              hits  page_p50_ms  page_p95_ms  page_max_ms  host_p50_ms  host_p95_ms  host_max_ms"
     );
