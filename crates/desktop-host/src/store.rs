@@ -60,10 +60,13 @@ mod migrations;
 mod recorder;
 mod run_logs;
 mod search;
+mod search_index;
+mod short_terms;
 mod snippet;
 mod store_handle;
 mod title;
 mod transcript;
+mod trigram_fold;
 
 #[cfg(test)]
 mod tests;

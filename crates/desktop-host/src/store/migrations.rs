@@ -13,9 +13,10 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::error::StoreError;
 use super::message_text::readable_text;
+use super::search_index::write_all_ends;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 struct Migration {
     /// The version the database has after this step.
@@ -23,7 +24,7 @@ struct Migration {
     apply: fn(&Transaction<'_>) -> rusqlite::Result<()>,
 }
 
-const MIGRATIONS: [Migration; 6] = [
+const MIGRATIONS: [Migration; 7] = [
     Migration {
         version: 1,
         apply: create_conversations_and_messages,
@@ -47,6 +48,10 @@ const MIGRATIONS: [Migration; 6] = [
     Migration {
         version: 6,
         apply: add_versions_and_branches,
+    },
+    Migration {
+        version: 7,
+        apply: add_short_term_search,
     },
 ];
 
@@ -262,5 +267,25 @@ fn add_versions_and_branches(transaction: &Transaction<'_>) -> rusqlite::Result<
              SELECT MAX(seq) FROM messages WHERE messages.conversation_id = conversations.id
          );
          CREATE INDEX messages_by_parent ON messages (conversation_id, parent_seq);",
+    )
+}
+
+/// Version 7: what search needs to find terms of one or two characters without reading every text (see
+/// `store::short_terms`): the index's vocabulary, and every indexed text's last character and last two characters,
+/// folded as the index folds them (`message_search_ends`, one row per row of `message_search`, written beside it
+/// by `store::search_index`). The existing texts' ends are written by that same code; the indexes come after, in
+/// one pass.
+fn add_short_term_search(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(
+        "CREATE VIRTUAL TABLE message_search_vocab USING fts5vocab (message_search, 'row');
+         CREATE TABLE message_search_ends (id INTEGER PRIMARY KEY, last1 TEXT, last2 TEXT);
+         CREATE TRIGGER messages_leave_search_ends AFTER DELETE ON messages BEGIN
+             DELETE FROM message_search_ends WHERE id = old.id;
+         END;",
+    )?;
+    write_all_ends(transaction)?;
+    transaction.execute_batch(
+        "CREATE INDEX message_search_ends_by_last1 ON message_search_ends (last1);
+         CREATE INDEX message_search_ends_by_last2 ON message_search_ends (last2);",
     )
 }

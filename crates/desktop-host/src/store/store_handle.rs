@@ -15,6 +15,7 @@ use super::database_file::{StoreNotice, configure, open_database_file};
 use super::error::StoreError;
 use super::message_text::{readable_text, role_of};
 use super::migrations::migrate;
+use super::search_index;
 use super::title::title_from_text;
 
 /// The database's file name inside the app's data folder.
@@ -534,13 +535,8 @@ fn overwrite_checkpoint(
         conversation_id: id.clone(),
         seq,
     })?;
-    transaction
-        .execute(
-            "UPDATE message_search SET text = ?2 WHERE rowid = ?1",
-            params![row_id, row.text],
-        )
-        .map_err(StoreError::sqlite("index a message"))?;
-    Ok(())
+    search_index::reindex_message(transaction, row_id, &row.text)
+        .map_err(StoreError::sqlite("index a message"))
 }
 
 fn index_message(
@@ -548,13 +544,8 @@ fn index_message(
     row_id: i64,
     text: &str,
 ) -> Result<(), StoreError> {
-    transaction
-        .execute(
-            "INSERT INTO message_search (rowid, text) VALUES (?1, ?2)",
-            params![row_id, text],
-        )
-        .map_err(StoreError::sqlite("index a message"))?;
-    Ok(())
+    search_index::index_message(transaction, row_id, text)
+        .map_err(StoreError::sqlite("index a message"))
 }
 
 /// Marks the conversation as just changed and gives it a title from its first user message.

@@ -37,6 +37,23 @@ fn bodies(path: &Path) -> Vec<String> {
         .unwrap()
 }
 
+/// What `message_search_ends` holds, by id.
+fn search_ends(path: &Path) -> Vec<(i64, Option<String>, Option<String>)> {
+    let connection = rusqlite::Connection::open(path).unwrap();
+    let mut statement = connection
+        .prepare("SELECT id, last1, last2 FROM message_search_ends ORDER BY id")
+        .unwrap();
+    statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn ends(id: i64, last1: &str, last2: &str) -> (i64, Option<String>, Option<String>) {
+    (id, Some(last1.to_owned()), Some(last2.to_owned()))
+}
+
 fn search_positions(store: &Store, query: &str) -> Vec<(String, i64)> {
     store
         .search(query, 10)
@@ -127,6 +144,17 @@ fn every_earlier_schema_version_is_upgraded_after_a_backup() {
             "version {version}"
         );
 
+        // The ends of the texts written before the upgrade, folded; the purged conversation's are gone.
+        assert_eq!(
+            search_ends(&path),
+            vec![
+                ends(1, "?", "e?"),
+                ends(2, "。", "上。"),
+                ends(3, "a", "ea")
+            ],
+            "version {version}"
+        );
+
         // What the newest schema added works on the upgraded file.
         let older = ConversationId::from("c-older");
         store.delete_conversation(&older).unwrap();
@@ -135,6 +163,11 @@ fn every_earlier_schema_version_is_upgraded_after_a_backup() {
             .append_message(&older, &json!({"role": "user", "content": "new kettle"}))
             .unwrap();
         assert_eq!(search_positions(&store, "kettle").len(), 2);
+        assert_eq!(search_ends(&path).last(), Some(&ends(4, "e", "le")));
+        assert_eq!(
+            search_positions(&store, "ea"),
+            vec![("c-old".to_owned(), 2)]
+        );
         store
             .grant_in_conversation(&older, "everything", "get-sum")
             .unwrap();
