@@ -3,7 +3,7 @@
 // the event loop between them. Either way the view gets the same parts (./markdown-parts), in order.
 import type { MarkdownParts, RenderedPart } from "./markdown-parts";
 import type { FromRenderWorker, ToRenderWorker } from "./render-protocol";
-import { warmUpSanitizer } from "./sanitize";
+import { warmUpWindow } from "./window-warm-up";
 
 /** Rendering time per slice on this thread (ms), when there is no worker. */
 const INLINE_SLICE_MS = 8;
@@ -34,7 +34,7 @@ export function markdownRenderer(onPart: (part: RenderedPart) => void): Markdown
 /**
  * Starts the window's render worker and has it compile its renderer on a sample, so the first answer after the
  * window opens is not held up by loading it (some 200 ms on a 2-core machine without a GPU); the sample's blocks
- * then warm the window's sanitiser (see warmUpSanitizer).
+ * then warm the window up (./window-warm-up).
  */
 export function warmUpRenderer(): void {
   const warm: ToRenderWorker = { kind: "warm" };
@@ -61,7 +61,7 @@ function renderWorker(): SharedWorker | null {
     const views = new Map<number, (part: RenderedPart) => void>();
     worker.onmessage = ({ data }: MessageEvent<FromRenderWorker>) => {
       if ("warmedUp" in data) {
-        warmUpSanitizer(data.warmedUp);
+        warmUpWindow(data.warmedUp);
         return;
       }
       const onPart = views.get(data.view);

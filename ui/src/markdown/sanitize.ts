@@ -78,21 +78,3 @@ export function sanitizeBlockElements(blocks: readonly string[]): Element[] {
 export function sanitizeBlocks(blocks: readonly string[]): string[] {
   return sanitizeBlockElements(blocks).map((element) => element.innerHTML);
 }
-
-/** How many times the warm-up sanitises its sample, one task each. */
-const WARM_UP_ROUNDS = 24;
-
-/**
- * Sanitises `blocks` WARM_UP_ROUNDS times, each in a task of its own, and keeps nothing: the engine compiles the
- * sanitiser's code before the first answer needs it. Cold, the first parts of a fast answer took 25–65 ms each
- * to sanitise, while the window was also rendering its first frames of the answer.
- */
-export function warmUpSanitizer(blocks: readonly string[]): void {
-  let left = WARM_UP_ROUNDS;
-  const round = () => {
-    sanitizeBlockElements(blocks);
-    left -= 1;
-    if (left > 0) setTimeout(round, 0);
-  };
-  setTimeout(round, 0);
-}
