@@ -229,6 +229,24 @@ describe("the chat screens", () => {
     await expect(announced()).resolves.toEqual([ANSWER_TEXT]);
   });
 
+  it("announces an answer whose whole run reached the window in one delivery", async () => {
+    await page.goto(server.url);
+    await page.getByTestId("composer-input").fill("Say hi");
+    await page.getByTestId("composer-input").press("Enter");
+    await run.waitForRun();
+    await run.send(
+      ...runStart("Say hi"),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "text_start", contentIndex: 0 }),
+      update({ type: "text_delta", contentIndex: 0, delta: "Hello **there**." }),
+      event({ type: "message_end", message: assistantMessage([{ type: "text", text: "Hello **there**." }], "stop") }),
+      ...runEnd(),
+    );
+    await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
+    const region = page.getByTestId("answer-announcer");
+    await expect.poll(() => region.textContent()).toBe("Hello there.");
+  });
+
   it("announces a long answer by its beginning, cut at a word", async () => {
     await page.goto(server.url);
     await page.getByTestId("composer-input").fill("Write a long report");

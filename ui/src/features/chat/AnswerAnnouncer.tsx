@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 
 import { PARKED_ATTRIBUTE } from "../../markdown/page-parking";
+import { useCaughtUp, type RenderBacklog } from "../../markdown/render-backlog";
 import type { ChatState } from "../../state/chat";
 import {
   ANNOUNCED_CHARS,
@@ -18,19 +19,22 @@ import {
 
 interface AnswerAnnouncerProps {
   state: ChatState;
-  /** The answer's text is on screen (the region never runs ahead of it). */
-  caughtUp: boolean;
+  /** The window's render backlog: the region never runs ahead of the text on screen. */
+  backlog: RenderBacklog;
 }
 
-export function AnswerAnnouncer({ state, caughtUp }: AnswerAnnouncerProps) {
+export function AnswerAnnouncer({ state, backlog }: AnswerAnnouncerProps) {
   const watch = useRef(NO_WATCH);
   const [announced, setAnnounced] = useState("");
+  const caughtUp = useCaughtUp(backlog);
 
   useEffect(() => {
-    const next = watchAnswers(watch.current, state, caughtUp);
+    // As it is now, not as rendered: a view mounted in the commit this effect follows (a run that came in one
+    // delivery) marked itself behind in its layout effect, after this component rendered.
+    const next = watchAnswers(watch.current, state, caughtUp && backlog.caughtUp());
     watch.current = next.watch;
     if (next.announce !== null) setAnnounced(shownText(next.announce));
-  }, [state, caughtUp]);
+  }, [state, caughtUp, backlog]);
 
   return (
     <div className="visually-hidden" aria-live="polite" data-testid="answer-announcer">

@@ -353,7 +353,7 @@ export function ChatScreen({ language, settings, provider, onSettingsChanged, se
             contextWindow={modelFacts?.id === shownModel ? modelFacts.contextWindow : null}
             language={language}
           />
-          <AnswerAnnouncer state={state} caughtUp={caughtUp} />
+          <AnswerAnnouncer state={state} backlog={backlog} />
         </footer>
         {settingsOpen ? (
           <SettingsPanel

@@ -11,7 +11,10 @@ import {
   type AnswerWatch,
 } from "./answer-announcement";
 
-type Watched = Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId">;
+/** A state as the watch reads it; the run id is 1 unless given (a run happened). */
+type Watched = Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId"> & {
+  lastRunId?: number;
+};
 
 const assistant = (id: string, text: string, status: AssistantItem["status"] = "done"): AssistantItem => ({
   kind: "assistant",
@@ -27,7 +30,7 @@ function announcements(states: readonly [Watched, boolean][], start: AnswerWatch
   let watch = start;
   const said: string[] = [];
   for (const [state, caughtUp] of states) {
-    const next = watchAnswers(watch, state, caughtUp);
+    const next = watchAnswers(watch, { lastRunId: 1, ...state }, caughtUp);
     watch = next.watch;
     if (next.announce !== null) said.push(`${next.announce.itemId}: ${next.announce.source}`);
   }
@@ -58,13 +61,42 @@ describe("announcing finished answers", () => {
   });
 
   it("says nothing for an answer shown by opening or switching to a conversation", () => {
-    const watching: AnswerWatch = { conversationId: "a", streamed: ["a1"] };
+    const watching: AnswerWatch = { ...NO_WATCH, conversationId: "a", streamed: ["a1"] };
     const said = announcements(
       [[{ conversationId: "b", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", "Old answer of b")] }, true]],
       watching,
     );
     expect(said).toEqual([]);
     expect(announcements([[{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [assistant("a1", "Loaded")] }, true]])).toEqual([]);
+  });
+
+  it("announces an answer whose whole run came in one delivery, never seen streaming", () => {
+    const question = user("u1", "Hi?");
+    const said = announcements([
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [], lastRunId: 0 }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question], lastRunId: 0 }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a2", "Hello.")] }, false],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a2", "Hello.")] }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [question, assistant("a2", "Hello.")] }, true],
+    ]);
+    expect(said).toEqual(["a2: Hello."]);
+  });
+
+  it("says nothing for a run that appended no answer, not even the answer before it", () => {
+    const history = [user("u1", "Hi?"), assistant("a2", "Hello.")];
+    const said = announcements([
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: history }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [...history, user("u3", "And?"), assistant("a4", "")], lastRunId: 2 }, true],
+    ]);
+    expect(said).toEqual([]);
+  });
+
+  it("says nothing when the transcript was replaced rather than appended to", () => {
+    const said = announcements([
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [user("u1", "Hi?")] }, true],
+      [{ conversationId: "a", runStatus: "idle", streamingAssistantId: null, transcript: [user("u9", "Other"), assistant("a10", "Other answer")], lastRunId: 2 }, true],
+    ]);
+    expect(said).toEqual([]);
   });
 });
 

@@ -1,15 +1,27 @@
 // Which finished answer a screen reader hears: the last text of an answer this window saw streaming, once, when
 // its run has ended and the text is on screen; never a delta, never an answer loaded from history or shown by
-// switching conversations. A long answer is announced by its beginning (ANNOUNCED_CHARS).
+// switching conversations. A run whose envelopes all came in one delivery (a short answer from a fast model) is
+// never seen streaming: its answer is found among the items it appended to the transcript. A long answer is
+// announced by its beginning (ANNOUNCED_CHARS).
 import type { ChatState } from "../../state/chat";
 
 export interface AnswerWatch {
   conversationId: string;
   /** The assistant items seen streaming in the run being watched. */
   streamed: readonly string[];
+  /** The conversation as the last idle look found it: its highest run, and its transcript's length and last item. */
+  idle: IdleLook;
 }
 
-export const NO_WATCH: AnswerWatch = { conversationId: "", streamed: [] };
+interface IdleLook {
+  runId: number;
+  length: number;
+  lastItemId: string | null;
+}
+
+export const NO_WATCH: AnswerWatch = { conversationId: "", streamed: [], idle: { runId: 0, length: 0, lastItemId: null } };
+
+type Watched = Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId" | "lastRunId">;
 
 /**
  * The most characters of an answer the live region is given. A screen reader reads a long answer's beginning,
@@ -33,16 +45,40 @@ export function announcedText(text: string): string {
 /** The watch after `state`, and the text to announce now (null: nothing). */
 export function watchAnswers(
   watch: AnswerWatch,
-  state: Pick<ChatState, "conversationId" | "runStatus" | "transcript" | "streamingAssistantId">,
+  state: Watched,
   caughtUp: boolean,
 ): { watch: AnswerWatch; announce: FinishedAnswer | null } {
-  const streamed = watch.conversationId === state.conversationId ? watch.streamed : [];
+  const same = watch.conversationId === state.conversationId;
+  // Another conversation shown: what it holds now is history, not something this window saw happen.
+  const idle = same ? watch.idle : idleLook(state);
+  const streamed = same ? watch.streamed : [];
   const streaming = state.streamingAssistantId;
   const seen = streaming !== null && !streamed.includes(streaming) ? [...streamed, streaming] : streamed;
-  if (state.runStatus !== "idle" || !caughtUp || seen.length === 0) {
-    return { watch: { conversationId: state.conversationId, streamed: seen }, announce: null };
+  if (state.runStatus !== "idle" || !caughtUp) {
+    return { watch: { conversationId: state.conversationId, streamed: seen, idle }, announce: null };
   }
-  return { watch: { conversationId: state.conversationId, streamed: [] }, announce: lastAnswer(state.transcript, seen) };
+  const announce =
+    seen.length > 0
+      ? lastAnswer(state.transcript, seen)
+      : state.lastRunId > idle.runId
+        ? lastAnswer(state.transcript, appendedAssistants(state.transcript, idle))
+        : null;
+  return { watch: { conversationId: state.conversationId, streamed: [], idle: idleLook(state) }, announce };
+}
+
+function idleLook(state: Watched): IdleLook {
+  return {
+    runId: state.lastRunId,
+    length: state.transcript.length,
+    lastItemId: state.transcript[state.transcript.length - 1]?.id ?? null,
+  };
+}
+
+/** The assistant items appended since `idle`; none when the transcript was not only appended to (replaced). */
+function appendedAssistants(transcript: ChatState["transcript"], idle: IdleLook): string[] {
+  const kept = idle.length === 0 ? null : (transcript[idle.length - 1]?.id ?? null);
+  if (kept !== idle.lastItemId) return [];
+  return transcript.slice(idle.length).flatMap((item) => (item.kind === "assistant" ? [item.id] : []));
 }
 
 /** The answer to announce: its transcript item and its text as the model wrote it (Markdown). */
