@@ -26,12 +26,13 @@ interface AnswerAnnouncerProps {
 export function AnswerAnnouncer({ state, backlog }: AnswerAnnouncerProps) {
   const watch = useRef(NO_WATCH);
   const [announced, setAnnounced] = useState("");
+  // Only re-runs the effect when the backlog empties or fills.
   const caughtUp = useCaughtUp(backlog);
 
   useEffect(() => {
-    // As it is now, not as rendered: a view mounted in the commit this effect follows (a run that came in one
-    // delivery) marked itself behind in its layout effect, after this component rendered.
-    const next = watchAnswers(watch.current, state, caughtUp && backlog.caughtUp());
+    // The backlog as it is now, not as rendered: a view mounted in the commit this effect follows (a run that came
+    // in one delivery) marked itself behind in its layout effect, after this component rendered.
+    const next = watchAnswers(watch.current, state, backlog.caughtUp());
     watch.current = next.watch;
     if (next.announce !== null) setAnnounced(shownText(next.announce));
   }, [state, caughtUp, backlog]);
