@@ -242,6 +242,26 @@ describe("chat streaming", () => {
       const element = document.querySelector('[data-testid="message-list"]');
       return element !== null && element.scrollHeight - element.scrollTop - element.clientHeight < 2;
     });
+
+    // The user reaches the bottom they see, and the answer grows before that scroll's event arrives (a busy
+    // machine, a fast stream): the view follows again all the same.
+    await scroller.evaluate((element) => element.scrollBy(0, -400));
+    await page.waitForFunction(() => {
+      const element = document.querySelector('[data-testid="message-list"]');
+      return element !== null && element.scrollHeight - element.scrollTop - element.clientHeight > 300;
+    });
+    await scroller.evaluate((element) => {
+      element.scrollTo(0, element.scrollHeight);
+      const growth = document.createElement("div");
+      growth.setAttribute("data-testid", "late-growth");
+      growth.style.height = "1000px";
+      element.querySelector(".transcript")?.append(growth);
+    });
+    await page.waitForFunction(() => {
+      const element = document.querySelector('[data-testid="message-list"]');
+      return element !== null && element.scrollHeight - element.scrollTop - element.clientHeight < 2;
+    });
+    await page.getByTestId("late-growth").evaluate((element) => element.remove());
     await run.send(...runEnd());
     await run.finish();
   });

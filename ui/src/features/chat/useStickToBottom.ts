@@ -24,12 +24,19 @@ export function useStickToBottom(
   const stick = useRef(true);
   /** Where the view was last seen or put by this hook: a scroll event above it is the user scrolling up. */
   const lastTop = useRef(0);
+  /**
+   * The scroll height at the last frame this hook saw (its resize callback or a scroll event). A scroll to the
+   * bottom of what was on screen can reach its scroll event only after the content grew again; the user reached
+   * the bottom they saw, so that is the bottom it is measured against.
+   */
+  const seenHeight = useRef(0);
 
   const isStuck = useCallback(() => stick.current, []);
 
   const pin = useCallback((element: HTMLElement) => {
     element.scrollTop = element.scrollHeight;
     lastTop.current = element.scrollTop;
+    seenHeight.current = element.scrollHeight;
   }, []);
 
   const scrollToBottom = useCallback(() => {
@@ -53,14 +60,18 @@ export function useStickToBottom(
     // do when their estimated heights give way to measured ones, moves scrollTop up too; it is pinned before its
     // scroll event arrives, here or by holdBottom, so the event finds the view where it was put.)
     lastTop.current = element.scrollTop;
+    seenHeight.current = element.scrollHeight;
     const onScroll = () => {
       const top = element.scrollTop;
+      const height = element.scrollHeight;
       if (top < lastTop.current - 1) stick.current = false;
-      if (element.scrollHeight - top - element.clientHeight <= BOTTOM_SLACK_PX) stick.current = true;
+      if (Math.min(height, seenHeight.current) - top - element.clientHeight <= BOTTOM_SLACK_PX) stick.current = true;
       lastTop.current = top;
+      seenHeight.current = height;
     };
     const observer = new ResizeObserver(() => {
       if (stick.current) pin(element);
+      else seenHeight.current = element.scrollHeight;
     });
     element.addEventListener("scroll", onScroll, { passive: true });
     observer.observe(inner);
