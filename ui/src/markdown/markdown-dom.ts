@@ -5,7 +5,9 @@
 // React's reconciliation, and each block's HTML is parsed once, by the sanitiser.
 //
 // Two steps, so a caller can spread the work: `stage` sanitises what the renderer finished into detached
-// elements, `commit` puts everything staged into the DOM at once.
+// elements, `commit` puts everything staged into the DOM at once. Once the answer is long enough for pages to be
+// parked, `stage` only keeps the blocks' HTML: `commit` sanitises the pages that come within reach of the
+// viewport and makes the others parked (see ./page-parking).
 //
 // The one place rendered Markdown enters the DOM: every block passes through ./sanitize here; the inline styles
 // it kept (KaTeX's) are applied through the CSSOM (./inline-style), and closed Mermaid fences are handed to
@@ -21,6 +23,7 @@ export class MarkdownDom {
   private readonly pageElements: HTMLElement[] = [];
   /** Finished blocks in the DOM. */
   private shownBlocks = 0;
+  /** The sanitised elements of the first staged blocks (of all of them, until pages are made parked). */
   private staged: Element[] = [];
   private stagedHtml: string[] = [];
   /** The tail's HTML as last staged, and its elements when they are not in the DOM yet. */
@@ -43,7 +46,7 @@ export class MarkdownDom {
   stage(part: RenderedPart): void {
     if (part.epoch !== this.epoch) this.clear(part.epoch);
     if (part.added.length > 0) {
-      this.staged.push(...blockElements(part.added));
+      if (!this.parking.sparing()) this.staged.push(...blockElements(part.added));
       this.stagedHtml.push(...part.added);
     }
     if (!sameBlocks(part.tail, this.tailHtml)) {
@@ -54,15 +57,25 @@ export class MarkdownDom {
 
   /** Puts everything staged into the DOM. */
   commit(): void {
+    const count = this.stagedHtml.length;
+    const firstNew = Math.ceil(this.shownBlocks / PAGE_SIZE);
+    const lastFull = Math.floor((this.shownBlocks + count) / PAGE_SIZE) - 1;
+    const reachable = this.parking.sparing() ? this.parking.reachable(firstNew, lastFull) : () => true;
     let next = 0;
-    while (next < this.staged.length) {
+    while (next < count) {
       const page = Math.floor(this.shownBlocks / PAGE_SIZE);
       const room = (page + 1) * PAGE_SIZE - this.shownBlocks;
-      const batch = this.staged.slice(next, next + room);
-      this.page(page).append(...batch);
-      this.parking.grew(page, this.stagedHtml.slice(next, next + room));
-      this.shownBlocks += batch.length;
-      next += batch.length;
+      const html = this.stagedHtml.slice(next, next + room);
+      if (page >= firstNew && page <= lastFull && !reachable(page)) {
+        this.parkedPage(page, html);
+      } else {
+        const made = this.staged.slice(next, next + room);
+        const batch = made.length === html.length ? made : [...made, ...blockElements(html.slice(made.length))];
+        this.page(page).append(...batch);
+        this.parking.grew(page, html);
+      }
+      this.shownBlocks += html.length;
+      next += html.length;
     }
     this.staged = [];
     this.stagedHtml = [];
@@ -84,12 +97,22 @@ export class MarkdownDom {
   private page(index: number): HTMLElement {
     const existing = this.pageElements[index];
     if (existing !== undefined) return existing;
+    const element = this.newPage(index);
+    this.parking.track(element);
+    return element;
+  }
+
+  /** Page `index`, full with these blocks, made parked: they do not enter the DOM. */
+  private parkedPage(index: number, html: readonly string[]): void {
+    this.parking.trackParked(this.newPage(index), html);
+  }
+
+  private newPage(index: number): HTMLElement {
     const element = document.createElement("div");
     element.className = "md-page";
     const previous = this.pageElements[index - 1];
     this.root.insertBefore(element, previous === undefined ? this.root.firstChild : previous.nextSibling);
     this.pageElements[index] = element;
-    this.parking.track(element);
     return element;
   }
 

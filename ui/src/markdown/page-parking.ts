@@ -15,12 +15,21 @@
 // pages: at 10 MB (some 2,700 pages) that was most of each frame. The reads wait for the browser's own layout (a
 // ResizeObserver on the root, whose callbacks run after it): read right after new blocks went in, they laid the
 // page out then and there, 40 ms a time at 10 MB, three quarters of the window's parking work.
+//
+// Once the budget was exceeded, a full page that arrives out of reach of the viewport is made parked: its blocks
+// never enter the DOM until the user comes near. While a 10 MB answer caught up, most of its pages went through
+// the DOM only to be parked a moment later: sanitised, laid out, then dropped, and the nodes they left for the
+// garbage collector grew the web process past 2 GB, until WebKit's memory pressure handler stopped the window for
+// a second to collect them.
 
 /** Blocks of one answer kept in the DOM at most (pages near the viewport are kept beyond it). */
 export const LIVE_BLOCKS = 24_576;
 
 /** How far beyond the scroller's visible box a page counts as near, in heights of that box, each side. */
 const NEAR_SCREENS = 2;
+
+/** The height of a parked page never laid out while no page was measured (px; the pages' intrinsic size). */
+const PAGE_HEIGHT_ESTIMATE = 600;
 
 export const PARKED_ATTRIBUTE = "data-parked";
 
@@ -43,9 +52,11 @@ export class PageParking {
   private scroller: HTMLElement | null | undefined;
   private following = false;
   private frame: number | null = null;
-  /** Fits the budget after each layout that changed the root's size, from the first time it is exceeded. */
+  /** Settles the pages after each layout that changed the root's size, once the budget was exceeded. */
   private afterLayout: ResizeObserver | null = null;
   private liveCount = 0;
+  /** Heights of the pages measured when they were parked: their mean is a new parked page's height. */
+  private measured = { total: 0, count: 0 };
 
   /**
    * `rebuild` turns a parked page's HTML back into sanitised elements; `root` is the element that holds the
@@ -60,6 +71,37 @@ export class PageParking {
   /** Starts following a new page element (pages are added in order). */
   track(element: HTMLElement): void {
     this.pages.push({ element, html: [], live: true });
+  }
+
+  /** Starts following a new page made parked: `html` holds all of its blocks, none of them in the DOM. */
+  trackParked(element: HTMLElement, html: readonly string[]): void {
+    const { total, count } = this.measured;
+    element.style.height = `${count === 0 ? PAGE_HEIGHT_ESTIMATE : total / count}px`;
+    element.setAttribute(PARKED_ATTRIBUTE, "");
+    this.pages.push({ element, html: [...html], live: false });
+  }
+
+  /** Whether new pages out of reach of the viewport are made parked (the budget was exceeded once). */
+  sparing(): boolean {
+    return this.afterLayout !== null;
+  }
+
+  /**
+   * Which of the full pages `first` to `last`, about to be added at the end of the answer, come within reach of
+   * the viewport, by their estimated heights: when the view is near the answer's end, the first ones (below a
+   * view that stays) and the last ones (a view that follows the end); none otherwise. A wrong guess is put right
+   * after the layout (see settle).
+   */
+  reachable(first: number, last: number): (index: number) => boolean {
+    const view = this.viewBox();
+    const height = view.bottom - view.top;
+    const room = view.bottom + NEAR_SCREENS * height - this.root.getBoundingClientRect().bottom;
+    if (height <= 0 || room < 0) return () => false;
+    const { total, count } = this.measured;
+    const pageHeight = count === 0 ? PAGE_HEIGHT_ESTIMATE : total / count;
+    const leading = first + Math.ceil(room / pageHeight);
+    const trailing = last - Math.ceil(((NEAR_SCREENS + 1) * height) / pageHeight);
+    return (index) => index < leading || index > trailing;
   }
 
   /** The page `index` received these blocks (already in its element). */
@@ -77,7 +119,7 @@ export class PageParking {
   enforce(): void {
     if (this.liveCount <= this.liveBlocks || this.afterLayout !== null) return;
     this.follow();
-    this.afterLayout = new ResizeObserver(() => this.fitBudget());
+    this.afterLayout = new ResizeObserver(() => this.settle());
     this.afterLayout.observe(this.root);
   }
 
@@ -85,6 +127,9 @@ export class PageParking {
   clear(): void {
     this.pages.length = 0;
     this.liveCount = 0;
+    this.measured = { total: 0, count: 0 };
+    this.afterLayout?.disconnect();
+    this.afterLayout = null;
   }
 
   /** Stops following the viewport; the view is going away. */
@@ -94,14 +139,6 @@ export class PageParking {
     this.frame = null;
     if (this.following) this.scrollTarget().removeEventListener("scroll", this.onScroll);
     this.following = false;
-    this.afterLayout?.disconnect();
-    this.afterLayout = null;
-  }
-
-  private fitBudget(): void {
-    if (this.liveCount <= this.liveBlocks) return;
-    const near = this.nearPages();
-    if (near !== null) this.parkFarthest(near);
   }
 
   private readonly onScroll = (): void => {
@@ -138,9 +175,14 @@ export class PageParking {
     return this.scrollerElement() ?? window;
   }
 
+  /** The scroller's visible box (the window's when the document scrolls). */
+  private viewBox(): { top: number; bottom: number } {
+    return this.scrollerElement()?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
+  }
+
   /** The pages within NEAR_SCREENS of the visible box, or null when the view is not laid out (hidden). */
   private nearPages(): NearPages | null {
-    const view = this.scrollerElement()?.getBoundingClientRect() ?? { top: 0, bottom: window.innerHeight };
+    const view = this.viewBox();
     const height = view.bottom - view.top;
     if (height <= 0 || this.pages.length === 0) return null;
     const low = view.top - NEAR_SCREENS * height;
@@ -184,6 +226,10 @@ export class PageParking {
     }
     // Every height is read before anything is written, so the pass costs one layout, not one per page.
     const heights = chosen.map((page) => page.element.getBoundingClientRect().height);
+    for (const height of heights) {
+      this.measured.total += height;
+      this.measured.count += 1;
+    }
     chosen.forEach((page, index) => this.park(page, heights[index] ?? 0));
   }
 

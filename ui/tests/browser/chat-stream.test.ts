@@ -273,6 +273,16 @@ describe("chat streaming", () => {
       event({ type: "message_start", message: assistantMessage([], "pending") }),
       update({ type: "text_start", contentIndex: 0 }),
     );
+    // Every block that enters the answer's DOM, tails included.
+    await page.evaluate(() => {
+      const seen = { blocks: 0 };
+      (window as unknown as { __blocksAdded: typeof seen }).__blocksAdded = seen;
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.addedNodes)
+            if (node instanceof Element && node.classList.contains("md-block")) seen.blocks += 1;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
     const count = 36_000;
     const paragraph = (index: number) => `Paragraph ${index} of a very long answer.\n\n`;
     let text = "";
@@ -303,6 +313,10 @@ describe("chat streaming", () => {
     expect(atEnd.parked).toBeGreaterThan(0);
     expect(atEnd.live).toBeLessThanOrEqual(24_576);
     expect(await page.locator(".md-page[data-parked] > *").count()).toBe(0);
+    // Past the budget, pages that arrive out of reach of the viewport are made parked: their blocks never went
+    // through the DOM (36,000 did before, each laid out and parked a moment later).
+    const added = await page.evaluate(() => (window as unknown as { __blocksAdded: { blocks: number } }).__blocksAdded);
+    expect(added.blocks).toBeLessThan(count);
     // Parked pages keep their height (the measured one, or the 600 px estimate of a page never laid out): the
     // scroll range stays that of the whole answer.
     const scroller = page.getByTestId("message-list");
