@@ -88,9 +88,9 @@ export class PageParking {
 
   /**
    * Which of the full pages `first` to `last`, about to be added at the end of the answer, come within reach of
-   * the viewport, by their estimated heights: when the view is near the answer's end, the first ones (below a
-   * view that stays) and the last ones (a view that follows the end); none otherwise. A wrong guess is put right
-   * after the layout (see settle).
+   * the viewport, by their estimated heights: when the view is near the answer's end, the first ones (they
+   * appear below a view that stays where it is) and the last ones (a view at the very bottom follows the growth,
+   * and only they stay near it); none otherwise. A wrong guess is put right after the layout (see settle).
    */
   reachable(first: number, last: number): (index: number) => boolean {
     const view = this.viewBox();
@@ -99,7 +99,7 @@ export class PageParking {
     if (height <= 0 || room < 0) return () => false;
     const { total, count } = this.measured;
     const pageHeight = count === 0 ? PAGE_HEIGHT_ESTIMATE : total / count;
-    const leading = first + Math.ceil(room / pageHeight);
+    const leading = this.atBottom() ? first : first + Math.ceil(room / pageHeight);
     const trailing = last - Math.ceil(((NEAR_SCREENS + 1) * height) / pageHeight);
     return (index) => index < leading || index > trailing;
   }
@@ -173,6 +173,12 @@ export class PageParking {
 
   private scrollTarget(): HTMLElement | Window {
     return this.scrollerElement() ?? window;
+  }
+
+  /** Whether the view is scrolled to the very bottom (where a view that follows a growing answer stays). */
+  private atBottom(): boolean {
+    const scroller = this.scrollerElement() ?? document.scrollingElement;
+    return scroller !== null && scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight <= 2;
   }
 
   /** The scroller's visible box (the window's when the document scrolls). */
