@@ -18,9 +18,9 @@
 //
 // Once the budget was exceeded, a full page that arrives out of reach of the viewport is made parked: its blocks
 // never enter the DOM until the user comes near. While a 10 MB answer caught up, most of its pages went through
-// the DOM only to be parked a moment later: sanitised, laid out, then dropped, and the nodes they left for the
-// garbage collector grew the web process past 2 GB, until WebKit's memory pressure handler stopped the window for
-// a second to collect them.
+// the DOM only to be parked a moment later: sanitised, laid out, then dropped. That was two thirds of the catch-up,
+// the nodes left for the garbage collector grew the web process past 2 GB, and the window stood still for a
+// second once in every such run, with none of the page's script running.
 
 /** Blocks of one answer kept in the DOM at most (pages near the viewport are kept beyond it). */
 export const LIVE_BLOCKS = 24_576;
