@@ -60,7 +60,9 @@ export class MarkdownDom {
     const count = this.stagedHtml.length;
     const firstNew = Math.ceil(this.shownBlocks / PAGE_SIZE);
     const lastFull = Math.floor((this.shownBlocks + count) / PAGE_SIZE) - 1;
-    const reachable = this.parking.sparing() ? this.parking.reachable(firstNew, lastFull) : () => true;
+    // The viewport is read only when this commit completes pages that may be made parked.
+    const reachable =
+      this.parking.sparing() && firstNew <= lastFull ? this.parking.reachable(firstNew, lastFull) : () => true;
     let next = 0;
     while (next < count) {
       const page = Math.floor(this.shownBlocks / PAGE_SIZE);
