@@ -15,7 +15,7 @@ use desktop_host::session::SessionOptions;
 use desktop_host::settings::{
     NoKeySource, ResolveInputs, SettingsFile, TcpProbe, resolve_settings,
 };
-use desktop_host::wire::Envelope;
+use desktop_host::wire::LeanEnvelope;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -138,7 +138,7 @@ impl Captured {
 }
 
 /// A Channel that keeps every envelope it is sent, as JSON.
-fn capturing_channel() -> (Channel<Envelope>, Arc<Captured>) {
+fn capturing_channel() -> (Channel<LeanEnvelope>, Arc<Captured>) {
     let captured = Arc::new(Captured::default());
     let sink = Arc::clone(&captured);
     let channel = Channel::new(move |body| {
@@ -151,6 +151,11 @@ fn capturing_channel() -> (Channel<Envelope>, Arc<Captured>) {
 
 /// Subscribes the main window's event stream to a capturing Channel; returns the snapshot and the capture.
 fn subscribe(app: &App<MockRuntime>) -> (Value, Arc<Captured>) {
+    subscribe_with(app, None)
+}
+
+/// [`subscribe`], asking for the lean stream or not.
+fn subscribe_with(app: &App<MockRuntime>, lean: Option<bool>) -> (Value, Arc<Captured>) {
     let (channel, captured) = capturing_channel();
     let window = app
         .get_webview_window("main")
@@ -159,6 +164,7 @@ fn subscribe(app: &App<MockRuntime>) -> (Value, Arc<Captured>) {
         window,
         app.state::<Conversations>(),
         channel,
+        lean,
     ))
     .unwrap();
     (serde_json::to_value(snapshot).unwrap(), captured)
@@ -365,7 +371,7 @@ fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
     let (started_tx, started_rx) = mpsc::channel::<()>();
     let (release_tx, release_rx) = mpsc::channel::<()>();
     let release_rx = Mutex::new(release_rx);
-    let blocking_channel: Channel<Envelope> = Channel::new(move |_body| {
+    let blocking_channel: Channel<LeanEnvelope> = Channel::new(move |_body| {
         if started_tx.send(()).is_ok() {
             let _ = release_rx.lock().unwrap().recv();
         }
@@ -375,6 +381,7 @@ fn a_prompt_while_a_run_is_active_is_refused_with_pis_busy_message() {
         main_window(&test_app.app),
         test_app.app.state::<Conversations>(),
         blocking_channel,
+        None,
     ))
     .unwrap();
     prompt(&test_app.app, "first").unwrap();
@@ -412,6 +419,98 @@ fn prompt_with_images(
         None,
     ))
     .map(|accepted| serde_json::to_value(accepted).unwrap())
+}
+
+#[test]
+fn a_lean_stream_sends_each_text_once_and_the_window_can_rebuild_the_answer() {
+    let test_app = scripted_app();
+    let (_snapshot, captured) = subscribe_with(&test_app.app, Some(true));
+
+    let envelopes = captured.wait_for_idle(&prompt(&test_app.app, "hello").unwrap());
+
+    let events: Vec<&Value> = envelopes
+        .iter()
+        .filter(|envelope| envelope["kind"] == json!("event"))
+        .map(|envelope| &envelope["event"])
+        .collect();
+    let assistant_events = |kind: &str| -> Vec<&Value> {
+        events
+            .iter()
+            .map(|event| &event["assistantMessageEvent"])
+            .filter(|event| event["type"] == json!(kind))
+            .collect()
+    };
+    let streamed: String = assistant_events("text_delta")
+        .iter()
+        .map(|event| event["delta"].as_str().unwrap())
+        .collect();
+    assert!(!streamed.is_empty(), "the answer streamed: {events:?}");
+    let text_ends = assistant_events("text_end");
+    assert!(!text_ends.is_empty());
+    for end in text_ends {
+        assert_eq!(end.get("content"), None, "{end}");
+    }
+    let ended = events
+        .iter()
+        .rev()
+        .find(|event| {
+            event["type"] == json!("message_end") && event["message"]["role"] == json!("assistant")
+        })
+        .unwrap();
+    let text_block = ended["message"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == json!("text"))
+        .unwrap();
+    assert_eq!(text_block["streamed"], json!(true));
+    assert_eq!(text_block["text"], json!(""));
+    assert_eq!(ended["message"]["stopReason"], json!("stop"));
+    for kind in ["turn_end", "agent_end"] {
+        let event = events
+            .iter()
+            .find(|event| event["type"] == json!(kind))
+            .unwrap();
+        assert_eq!(**event, json!({ "type": kind }));
+    }
+    // What the deltas built is the answer as stored.
+    let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
+        test_app.app.state(),
+    ))
+    .unwrap();
+    let stored = serde_json::to_value(state.session.messages.last().unwrap()).unwrap();
+    let stored_text: String = stored["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    assert_eq!(streamed, stored_text);
+}
+
+#[test]
+fn a_plain_stream_repeats_the_text_at_the_end_as_pi_does() {
+    let test_app = scripted_app();
+    let (_snapshot, captured) = subscribe(&test_app.app);
+
+    let envelopes = captured.wait_for_idle(&prompt(&test_app.app, "hello").unwrap());
+
+    let text_end = envelopes
+        .iter()
+        .map(|envelope| &envelope["event"]["assistantMessageEvent"])
+        .find(|event| event["type"] == json!("text_end"))
+        .unwrap();
+    assert!(
+        text_end["content"]
+            .as_str()
+            .is_some_and(|text| !text.is_empty())
+    );
+    let agent_end = envelopes
+        .iter()
+        .map(|envelope| &envelope["event"])
+        .find(|event| event["type"] == json!("agent_end"))
+        .unwrap();
+    assert!(!agent_end["messages"].as_array().unwrap().is_empty());
 }
 
 #[test]
@@ -1461,7 +1560,7 @@ fn regenerate_edit_and_continue_while_a_run_is_active_are_refused_with_run_activ
     let (started_tx, started_rx) = mpsc::channel::<()>();
     let (release_tx, release_rx) = mpsc::channel::<()>();
     let release_rx = Mutex::new(release_rx);
-    let blocking_channel: Channel<Envelope> = Channel::new(move |_body| {
+    let blocking_channel: Channel<LeanEnvelope> = Channel::new(move |_body| {
         if started_tx.send(()).is_ok() {
             let _ = release_rx.lock().unwrap().recv();
         }
@@ -1471,6 +1570,7 @@ fn regenerate_edit_and_continue_while_a_run_is_active_are_refused_with_run_activ
         main_window.clone(),
         test_app.app.state::<Conversations>(),
         blocking_channel,
+        None,
     ))
     .unwrap();
     prompt(&test_app.app, "second").unwrap();

@@ -46,6 +46,15 @@
 //! A window receives the envelopes of every conversation on one stream ([`EnvelopeSink`]; see
 //! `conversations::LiveStream`), after a snapshot of the runs in progress that ends where its stream begins.
 //!
+//! # The lean stream
+//!
+//! A subscriber that rebuilds every message from its deltas may take the stream in its lean form
+//! ([`LeanProjection`], `lean.rs`): the same envelopes, numbered the same, except that a block's text is not sent
+//! again once streamed. `text_end` / `thinking_end` then omit `content`, an assistant `message_end`'s block marks
+//! such a text `"streamed": true` (and leaves it empty), and `turn_end` / `agent_end` carry only their `type`.
+//! The plain form stays the default (`pi-chat --json`, the run logs); a subscriber opts in, so neither form
+//! breaks a consumer of the other.
+//!
 //! # Bump rule
 //!
 //! Adding a notice type, an event field or an optional field is not a break: consumers ignore what they do not
@@ -55,11 +64,13 @@
 mod coalesce;
 mod envelope;
 mod forwarder;
+mod lean;
 mod replay;
 mod sink;
 
 pub use coalesce::{COALESCE_WINDOW, DeltaCoalescer};
 pub use envelope::{Envelope, EnvelopePayload, HostNotice, NoticeSource, PROTOCOL_VERSION, RunId};
 pub use forwarder::{ForwardItem, spawn_forwarder};
+pub use lean::{LeanEnvelope, LeanProjection};
 pub use replay::{ReplayError, WireReplay};
 pub use sink::{EnvelopeSink, SinkClosed};

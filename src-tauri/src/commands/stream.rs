@@ -1,33 +1,53 @@
 //! The window's one event stream: `subscribe` hands the host a Channel for every envelope of every
 //! conversation and answers with the runs in progress, so a window that loads (or reloads) in the middle of an
-//! answer shows it at once and then follows it live.
+//! answer shows it at once and then follows it live. A window that rebuilds messages from their deltas asks for
+//! the lean stream (desktop-host `wire::lean`): each block's text comes once.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use desktop_host::conversations::{Conversations, LiveSnapshot};
-use desktop_host::wire::{Envelope, EnvelopeSink, SinkClosed};
+use desktop_host::wire::{Envelope, EnvelopeSink, LeanEnvelope, LeanProjection, SinkClosed};
 use tauri::ipc::Channel;
 use tauri::{Runtime, State, WebviewWindow};
 
 /// A window's Channel as the host's sink.
-struct WindowChannel(Channel<Envelope>);
+struct WindowChannel {
+    channel: Channel<LeanEnvelope>,
+    /// Set for a lean stream.
+    lean: Option<Mutex<LeanProjection>>,
+}
 
 impl EnvelopeSink for WindowChannel {
     fn deliver(&self, envelope: &Envelope) -> Result<(), SinkClosed> {
-        self.0.send(envelope.clone()).map_err(|error| {
-            tracing::warn!(%error, channel = self.0.id(), "the window stopped listening; dropping its channel");
+        let sent = match &self.lean {
+            Some(projection) => projection
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .project(envelope),
+            None => LeanEnvelope::Whole(envelope.clone()),
+        };
+        self.channel.send(sent).map_err(|error| {
+            tracing::warn!(%error, channel = self.channel.id(), "the window stopped listening; dropping its channel");
             SinkClosed
         })
     }
 }
 
-/// Sends every envelope from now on to `on_event` and returns the runs in progress as of the last envelope
-/// before it. A window subscribes once per load; subscribing again (a reload) replaces its earlier Channel.
+/// Sends every envelope from now on to `on_event` (lean when `lean` is true) and returns the runs in progress as
+/// of the last envelope before it. A window subscribes once per load; subscribing again (a reload) replaces its
+/// earlier Channel.
 #[tauri::command]
 pub(crate) async fn subscribe<R: Runtime>(
     window: WebviewWindow<R>,
     conversations: State<'_, Conversations>,
-    on_event: Channel<Envelope>,
+    on_event: Channel<LeanEnvelope>,
+    lean: Option<bool>,
 ) -> Result<LiveSnapshot, crate::CommandError> {
-    Ok(conversations.subscribe(window.label(), Arc::new(WindowChannel(on_event))))
+    let sink = WindowChannel {
+        channel: on_event,
+        lean: lean
+            .unwrap_or(false)
+            .then(|| Mutex::new(LeanProjection::new())),
+    };
+    Ok(conversations.subscribe(window.label(), Arc::new(sink)))
 }

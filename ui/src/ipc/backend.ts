@@ -33,7 +33,8 @@ import type { ConversationGrant } from "./bindings/ConversationGrant";
  * promise resolves with the runs in progress up to the envelope before the first one delivered.
  */
 export function subscribe(onEnvelope: (envelope: Envelope) => void): Promise<LiveSnapshot> {
-  return invoke<LiveSnapshot>("subscribe", { onEvent: new Channel<Envelope>(onEnvelope) });
+  // Lean: each block's text comes once, not again at the end of its message and run (state/assistant-blocks).
+  return invoke<LiveSnapshot>("subscribe", { onEvent: new Channel<Envelope>(onEnvelope), lean: true });
 }
 
 /** Asks the backend for the app's name, version, log folder and platform. */

@@ -12,6 +12,8 @@ export interface TextContent {
   type: "text";
   text: string;
   textSignature?: string;
+  /** Lean stream only, on an assistant `message_end`: `text` is empty; the text is what the block's deltas built. */
+  streamed?: true;
 }
 
 export interface ThinkingContent {
@@ -20,6 +22,8 @@ export interface ThinkingContent {
   thinkingSignature?: string;
   /** True when the provider redacted the reasoning; the text is then empty or a placeholder. */
   redacted?: boolean;
+  /** As `TextContent.streamed`, for `thinking`. */
+  streamed?: true;
 }
 
 export interface ImageContent {
@@ -114,10 +118,11 @@ export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | 
 export type AssistantMessageEvent =
   | { type: "text_start"; contentIndex: number; block?: TextContent }
   | { type: "text_delta"; contentIndex: number; delta: string }
-  | { type: "text_end"; contentIndex: number; content: string }
+  /** `content` is absent on the lean stream when it is what the block's deltas built. */
+  | { type: "text_end"; contentIndex: number; content?: string }
   | { type: "thinking_start"; contentIndex: number; block?: ThinkingContent }
   | { type: "thinking_delta"; contentIndex: number; delta: string }
-  | { type: "thinking_end"; contentIndex: number; content: string }
+  | { type: "thinking_end"; contentIndex: number; content?: string }
   | { type: "toolcall_start"; contentIndex: number; block?: ToolCall }
   | { type: "toolcall_delta"; contentIndex: number; delta: string }
   | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall };
@@ -134,10 +139,11 @@ export type AgentEvent =
   /** A run began; exactly one `agent_end` follows. */
   | { type: "agent_start" }
   /** The loop will emit nothing more; the run settles only at the host's `idle` notice. */
-  | { type: "agent_end"; messages: AgentMessage[] }
+  | { type: "agent_end"; messages?: AgentMessage[] }
   /** One assistant response and its tool batch begin. */
   | { type: "turn_start" }
-  | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }
+  /** On the lean stream `turn_end` and `agent_end` carry only their type (each message had its `message_end`). */
+  | { type: "turn_end"; message?: AgentMessage; toolResults?: ToolResultMessage[] }
   /** A message enters the transcript (prompt, steering, assistant, tool result). */
   | { type: "message_start"; message: AgentMessage }
   /** The streaming assistant message changed by exactly this delta. */

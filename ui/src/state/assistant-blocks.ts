@@ -1,6 +1,8 @@
 // Rebuilding a streaming assistant message from wire deltas: pure functions over immutable block views.
 // The wire drops pi's `partial` snapshots (wire.rs), so these functions are the only place the UI grows a
-// message; `message_end` then replaces the blocks with the final message, which is authoritative.
+// message; `message_end` then replaces the blocks with the final message, which is authoritative. On the lean
+// stream the window asks for (desktop-host `wire::lean`), a block's text is sent once: a `*_end` without `content`
+// and a final block marked `streamed` keep the text the deltas built.
 import type { AssistantBlock, AssistantMessageEvent } from "../ipc/wire";
 
 export interface TextBlockView {
@@ -30,17 +32,28 @@ export interface ToolCallBlockView {
 
 export type BlockView = TextBlockView | ThinkingBlockView | ToolCallBlockView;
 
-/** The views of a complete message's blocks (from `message_start`, `message_end` or a loaded conversation). */
-export function blocksFromMessage(content: readonly AssistantBlock[], done: boolean): BlockView[] {
-  return content.map((block) => blockFromContent(block, done));
+/**
+ * The views of a complete message's blocks (from `message_start`, `message_end` or a loaded conversation). A block
+ * marked `streamed` takes its text from `streamed`, the blocks its deltas built.
+ */
+export function blocksFromMessage(
+  content: readonly AssistantBlock[],
+  done: boolean,
+  streamed: readonly BlockView[] = [],
+): BlockView[] {
+  return content.map((block, index) => blockFromContent(block, done, streamed[index]));
 }
 
-function blockFromContent(block: AssistantBlock, done: boolean): BlockView {
+function blockFromContent(block: AssistantBlock, done: boolean, built: BlockView | undefined): BlockView {
   switch (block.type) {
-    case "text":
-      return { type: "text", text: block.text, done };
-    case "thinking":
-      return { type: "thinking", text: block.thinking, redacted: block.redacted === true, done };
+    case "text": {
+      const text = block.streamed === true && built?.type === "text" ? built.text : block.text;
+      return { type: "text", text, done };
+    }
+    case "thinking": {
+      const text = block.streamed === true && built?.type === "thinking" ? built.text : block.thinking;
+      return { type: "thinking", text, redacted: block.redacted === true, done };
+    }
     case "toolCall":
       return {
         type: "toolCall",
@@ -72,7 +85,11 @@ export function applyAssistantEvent(blocks: readonly BlockView[], event: Assista
           : { type: "text", text: event.delta, done: false },
       );
     case "text_end":
-      return setBlock(blocks, event.contentIndex, { type: "text", text: event.content, done: true });
+      return updateBlock(blocks, event.contentIndex, (block) => ({
+        type: "text",
+        text: event.content ?? (block?.type === "text" ? block.text : ""),
+        done: true,
+      }));
     case "thinking_start":
       return setBlock(blocks, event.contentIndex, {
         type: "thinking",
@@ -89,7 +106,7 @@ export function applyAssistantEvent(blocks: readonly BlockView[], event: Assista
     case "thinking_end":
       return updateBlock(blocks, event.contentIndex, (block) => ({
         type: "thinking",
-        text: event.content,
+        text: event.content ?? (block?.type === "thinking" ? block.text : ""),
         redacted: block?.type === "thinking" ? block.redacted : false,
         done: true,
       }));

@@ -570,18 +570,26 @@ function messageEnded(state: ChatState, message: AgentMessage): ChatState {
   const id = state.streamingAssistantId;
   if (id === null) return state;
   const ended = updateAssistant(state, id, (item) => {
-    const final = finalAssistant(item.id, message, item.retried);
+    const final = finalAssistant(item.id, message, item.retried, item.blocks);
     return item.continuation === true ? { ...final, continuation: true } : final;
   });
   return { ...ended, streamingAssistantId: null };
 }
 
-/** The item for a complete assistant message: its final blocks, and a status from its stop reason. */
-export function finalAssistant(id: string, message: AssistantMessage, retried: boolean): AssistantItem {
+/**
+ * The item for a complete assistant message: its final blocks (a `streamed` block's text from `built`, the blocks
+ * its deltas built), and a status from its stop reason.
+ */
+export function finalAssistant(
+  id: string,
+  message: AssistantMessage,
+  retried: boolean,
+  built: readonly BlockView[] = [],
+): AssistantItem {
   const item: AssistantItem = {
     kind: "assistant",
     id,
-    blocks: blocksFromMessage(message.content, true),
+    blocks: blocksFromMessage(message.content, true, built),
     status: isInterruptedMessage(message) ? "interrupted" : statusFromStopReason(message.stopReason),
     stopReason: message.stopReason,
     retried,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { Envelope } from "../ipc/wire";
+import type { AssistantBlock, Envelope } from "../ipc/wire";
 import abortDuringStreaming from "./__fixtures__/abort_during_streaming.envelopes.json";
 import {
   assistantMessage,
@@ -492,5 +492,54 @@ describe("what the real host sends", () => {
     expect(trail.slice(0, -1).some(canSend)).toBe(false);
     expect(canSend(final)).toBe(true);
     expect(final.lastSeq).toBe(envelopes.length);
+  });
+});
+
+describe("the lean stream", () => {
+  // What the host's lean stream sends (desktop-host wire::lean): each block's text once, in its deltas.
+  const leanRun = (finalText: AssistantBlock): Envelope[] =>
+    numbered([
+      ...runStart("Think, then answer"),
+      event({ type: "message_start", message: assistantMessage([], "pending") }),
+      update({ type: "thinking_start", contentIndex: 0, block: { type: "thinking", thinking: "" } }),
+      update({ type: "thinking_delta", contentIndex: 0, delta: "Let me " }),
+      update({ type: "thinking_delta", contentIndex: 0, delta: "see." }),
+      update({ type: "thinking_end", contentIndex: 0 }),
+      update({ type: "text_start", contentIndex: 1, block: { type: "text", text: "" } }),
+      update({ type: "text_delta", contentIndex: 1, delta: "Two " }),
+      update({ type: "text_delta", contentIndex: 1, delta: "**PDFs**." }),
+      update({ type: "text_end", contentIndex: 1 }),
+      event({
+        type: "message_end",
+        message: assistantMessage([{ type: "thinking", thinking: "", streamed: true }, finalText], "stop"),
+      }),
+      event({ type: "turn_end" }),
+      ...runEnd(),
+    ]);
+
+  it("keeps the text the deltas built where the end events leave it out", () => {
+    const envelopes = leanRun({ type: "text", text: "", streamed: true });
+    const textEnd = envelopes.findIndex(
+      (envelope) =>
+        envelope.kind === "event" &&
+        envelope.event.type === "message_update" &&
+        envelope.event.assistantMessageEvent.type === "text_end",
+    );
+    const afterTextEnd = replay(envelopes.slice(0, textEnd + 1));
+    const ended = replay(envelopes);
+
+    expect(assistants(afterTextEnd)[0]?.blocks[1]).toEqual({ type: "text", text: "Two **PDFs**.", done: true });
+    expect(assistants(ended)[0]?.blocks).toEqual([
+      { type: "thinking", text: "Let me see.", redacted: false, done: true },
+      { type: "text", text: "Two **PDFs**.", done: true },
+    ]);
+    expect(assistants(ended)[0]?.status).toBe("done");
+    expect(canSend(ended)).toBe(true);
+  });
+
+  it("takes a final text the host sent whole over what was streamed", () => {
+    const final = assistants(replay(leanRun({ type: "text", text: "Two **PDFs** (corrected)." })))[0];
+
+    expect(final?.blocks[1]).toEqual({ type: "text", text: "Two **PDFs** (corrected).", done: true });
   });
 });

@@ -152,27 +152,40 @@ pub enum NoticeSource {
 
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("v", &PROTOCOL_VERSION)?;
-        if let Some(conversation_id) = &self.conversation_id {
-            map.serialize_entry("conversationId", conversation_id)?;
-        }
-        if let Some(run_id) = &self.run_id {
-            map.serialize_entry("runId", run_id)?;
-        }
-        map.serialize_entry("seq", &self.seq)?;
-        match &self.payload {
-            EnvelopePayload::Event(event) => {
-                map.serialize_entry("kind", "event")?;
-                map.serialize_entry("event", &WireEvent(event))?;
-            }
-            EnvelopePayload::Notice(notice) => {
-                map.serialize_entry("kind", "notice")?;
-                map.serialize_entry("notice", notice)?;
-            }
-        }
-        map.end()
+        serialize_envelope(self, None, serializer)
     }
+}
+
+/// Writes `envelope`, with `event` in place of its event when given (the lean stream's form of it).
+pub(crate) fn serialize_envelope<S: Serializer>(
+    envelope: &Envelope,
+    event: Option<&serde_json::Value>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(None)?;
+    map.serialize_entry("v", &PROTOCOL_VERSION)?;
+    if let Some(conversation_id) = &envelope.conversation_id {
+        map.serialize_entry("conversationId", conversation_id)?;
+    }
+    if let Some(run_id) = &envelope.run_id {
+        map.serialize_entry("runId", run_id)?;
+    }
+    map.serialize_entry("seq", &envelope.seq)?;
+    match (&envelope.payload, event) {
+        (EnvelopePayload::Event(_), Some(event)) => {
+            map.serialize_entry("kind", "event")?;
+            map.serialize_entry("event", event)?;
+        }
+        (EnvelopePayload::Event(event), None) => {
+            map.serialize_entry("kind", "event")?;
+            map.serialize_entry("event", &WireEvent(event))?;
+        }
+        (EnvelopePayload::Notice(notice), _) => {
+            map.serialize_entry("kind", "notice")?;
+            map.serialize_entry("notice", notice)?;
+        }
+    }
+    map.end()
 }
 
 /// An AgentEvent in wire form: pi's JSON, except `message_update` (see the module doc).
