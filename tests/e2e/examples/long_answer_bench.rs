@@ -30,9 +30,9 @@ mod long_answer;
 
 use std::time::{Duration, Instant};
 
-use pi_test_support::openai::{OpenAiServer, Reply, text_chunks};
+use pi_test_support::openai::{Reply, text_chunks};
 
-use long_answer::{markdown_answer, probe_until_idle};
+use long_answer::{ServerApart, markdown_answer, probe_until_idle};
 use model_server::LaunchApp;
 
 const DELTA_CHARS: usize = 24;
@@ -188,7 +188,7 @@ async fn main() {
         } else {
             vec![long]
         };
-        let server = OpenAiServer::start(replies).await.unwrap();
+        let server = ServerApart::start(replies).await;
         let app = server.launch_app().await;
         if inspector {
             app.find_test_id("inspector-toggle")

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, unfinished_text_chunks};
 
-use crate::support::long_answer::{PROBE_INTERVAL, markdown_answer, probe_until_idle};
+use crate::support::long_answer::{PROBE_INTERVAL, ServerApart, markdown_answer, probe_until_idle};
 use crate::support::model_server::LaunchApp;
 use crate::support::stop::stop_the_answer;
 
@@ -25,9 +25,7 @@ async fn a_one_megabyte_answer_arriving_fast_keeps_the_window_answering_and_show
     let answer = markdown_answer(ANSWER_CHARS);
     let deltas = answer.deltas(DELTA_CHARS);
     assert!(deltas.len() > 40_000, "{} deltas", deltas.len());
-    let server = OpenAiServer::start(vec![Reply::Stream(text_chunks(&deltas))])
-        .await
-        .unwrap();
+    let server = ServerApart::start(vec![Reply::Stream(text_chunks(&deltas))]).await;
     let app = server.launch_app().await;
 
     app.send_prompt("Write a very long structured document")

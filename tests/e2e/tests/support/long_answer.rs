@@ -4,9 +4,11 @@
 //! Each section is a heading, a paragraph with bold, inline code and a link, a nested list, a small table and
 //! a closed `rust` fence (about 300 characters), so a 1 MB answer has some 3,400 sections and 17,000 blocks.
 
+use std::ops::Deref;
 use std::time::{Duration, Instant};
 
 use pi_desktop_e2e::AppUnderTest;
+use pi_test_support::openai::{OpenAiServer, Reply};
 use serde_json::Value;
 
 /// How often the window is asked to answer a script.
@@ -49,6 +51,52 @@ impl LongAnswer {
     /// The heading text of the last section.
     pub(crate) fn last_heading(&self) -> String {
         format!("Section {}", self.sections - 1)
+    }
+}
+
+/// A model server on a runtime of its own. Building a stream of hundreds of thousands of chunks and writing it
+/// keep a thread busy for seconds; on the probe's runtime that would delay the probe's own round trips and be
+/// counted against the window. A real model server is another machine.
+pub(crate) struct ServerApart {
+    server: Option<OpenAiServer>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl ServerApart {
+    pub(crate) async fn start(replies: Vec<Reply>) -> ServerApart {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("model-server")
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime
+            .spawn(OpenAiServer::start(replies))
+            .await
+            .unwrap()
+            .unwrap();
+        ServerApart {
+            server: Some(server),
+            runtime: Some(runtime),
+        }
+    }
+}
+
+impl Deref for ServerApart {
+    type Target = OpenAiServer;
+
+    fn deref(&self) -> &OpenAiServer {
+        self.server.as_ref().unwrap()
+    }
+}
+
+impl Drop for ServerApart {
+    fn drop(&mut self) {
+        drop(self.server.take());
+        // Called from async code, where a runtime may not block to shut down.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 
