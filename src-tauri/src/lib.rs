@@ -16,6 +16,7 @@ mod host;
 #[cfg(test)]
 mod ipc_surface_tests;
 mod logging;
+mod memory_release;
 mod navigation_guard;
 mod notifications;
 mod quick_ask;
@@ -65,6 +66,9 @@ pub enum RunError {
 /// The commands need the conversations service as managed state (and the settings service): [`run`] opens it
 /// in `setup` over the app's data folder; tests manage one over a temporary folder.
 pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    // Any command counts as activity: the allocator's freed memory goes back after the quiet that follows.
+    let release = memory_release::MemoryRelease::start();
+    let commands = command_handler::<R>();
     builder
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
@@ -76,77 +80,87 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .manage(commands::export::ExportedFiles::default())
         .manage(quick_ask::QuickAskShortcut::default())
         .manage(quick_ask::QuickAskConversation::default())
-        .invoke_handler(tauri::generate_handler![
-            commands::app::app_info,
-            commands::app::open_log_folder,
-            commands::autostart::autostart_enabled,
-            commands::autostart::set_autostart,
-            quick_ask::quick_ask,
-            quick_ask::open_in_main_window,
-            quick_ask::hide_quick_ask,
-            quick_ask::quick_ask_shortcut_status,
-            commands::images::fetch_image,
-            commands::stream::subscribe,
-            commands::active_conversation::get_state,
-            commands::active_conversation::new_conversation,
-            commands::run::prompt,
-            commands::attachments::read_attachment,
-            commands::run::continue_run,
-            commands::run::abort,
-            commands::run::steer,
-            commands::run::follow_up,
-            commands::run::cancel_queued,
-            commands::run::send_queued,
-            commands::queue_settings::queue_settings,
-            commands::queue_settings::save_queue_settings,
-            commands::run::resolve_approval,
-            commands::versions::regenerate,
-            commands::versions::edit_message,
-            commands::versions::show_version,
-            commands::versions::delete_message_pair,
-            commands::versions::restore_messages,
-            commands::versions::continue_answer,
-            commands::sidebar::list_conversations,
-            commands::sidebar::search_conversations,
-            commands::sidebar::open_conversation,
-            commands::sidebar::rename_conversation,
-            commands::sidebar::delete_conversation,
-            commands::sidebar::restore_conversation,
-            commands::sidebar::export_conversation,
-            commands::export::choose_export_path,
-            commands::export::reveal_exported_file,
-            commands::inspector::inspect_conversation,
-            commands::inspector::run_events,
-            commands::inspector::run_replay,
-            commands::inspector::export_run_log,
-            commands::settings::get_settings,
-            commands::settings::save_settings,
-            commands::settings::set_api_key,
-            commands::settings::delete_api_key,
-            commands::settings::accept_key_file_fallback,
-            commands::mcp::mcp_servers,
-            commands::mcp::revoke_mcp_grant,
-            commands::mcp::subscribe_mcp_servers,
-            commands::mcp::save_mcp_server,
-            commands::mcp::remove_mcp_server,
-            commands::mcp::set_mcp_server_enabled,
-            commands::mcp::set_mcp_tool_enabled,
-            commands::mcp::restart_mcp_server,
-            commands::mcp::mcp_import_candidates,
-            commands::mcp::import_mcp_servers,
-            commands::approval_grants::conversation_grants,
-            commands::approval_grants::revoke_conversation_grant,
-            commands::approval_grants::approval_settings,
-            commands::approval_grants::save_approval_settings,
-            commands::models::connection_settings,
-            commands::models::save_connection_settings,
-            commands::models::list_models,
-            commands::models::describe_model,
-            commands::models::test_connection,
-            commands::models::provider_status,
-            commands::models::detect_local_servers,
-            commands::models::set_conversation_model,
-        ])
+        .manage(release.clone())
+        .invoke_handler(move |invoke| {
+            release.note_activity();
+            commands(invoke)
+        })
+}
+
+/// Every command of the window: the whole IPC surface.
+fn command_handler<R: tauri::Runtime>()
+-> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        commands::app::app_info,
+        commands::app::open_log_folder,
+        commands::autostart::autostart_enabled,
+        commands::autostart::set_autostart,
+        quick_ask::quick_ask,
+        quick_ask::open_in_main_window,
+        quick_ask::hide_quick_ask,
+        quick_ask::quick_ask_shortcut_status,
+        commands::images::fetch_image,
+        commands::stream::subscribe,
+        commands::active_conversation::get_state,
+        commands::active_conversation::new_conversation,
+        commands::run::prompt,
+        commands::attachments::read_attachment,
+        commands::run::continue_run,
+        commands::run::abort,
+        commands::run::steer,
+        commands::run::follow_up,
+        commands::run::cancel_queued,
+        commands::run::send_queued,
+        commands::queue_settings::queue_settings,
+        commands::queue_settings::save_queue_settings,
+        commands::run::resolve_approval,
+        commands::versions::regenerate,
+        commands::versions::edit_message,
+        commands::versions::show_version,
+        commands::versions::delete_message_pair,
+        commands::versions::restore_messages,
+        commands::versions::continue_answer,
+        commands::sidebar::list_conversations,
+        commands::sidebar::search_conversations,
+        commands::sidebar::open_conversation,
+        commands::sidebar::rename_conversation,
+        commands::sidebar::delete_conversation,
+        commands::sidebar::restore_conversation,
+        commands::sidebar::export_conversation,
+        commands::export::choose_export_path,
+        commands::export::reveal_exported_file,
+        commands::inspector::inspect_conversation,
+        commands::inspector::run_events,
+        commands::inspector::run_replay,
+        commands::inspector::export_run_log,
+        commands::settings::get_settings,
+        commands::settings::save_settings,
+        commands::settings::set_api_key,
+        commands::settings::delete_api_key,
+        commands::settings::accept_key_file_fallback,
+        commands::mcp::mcp_servers,
+        commands::mcp::revoke_mcp_grant,
+        commands::mcp::subscribe_mcp_servers,
+        commands::mcp::save_mcp_server,
+        commands::mcp::remove_mcp_server,
+        commands::mcp::set_mcp_server_enabled,
+        commands::mcp::set_mcp_tool_enabled,
+        commands::mcp::restart_mcp_server,
+        commands::mcp::mcp_import_candidates,
+        commands::mcp::import_mcp_servers,
+        commands::approval_grants::conversation_grants,
+        commands::approval_grants::revoke_conversation_grant,
+        commands::approval_grants::approval_settings,
+        commands::approval_grants::save_approval_settings,
+        commands::models::connection_settings,
+        commands::models::save_connection_settings,
+        commands::models::list_models,
+        commands::models::describe_model,
+        commands::models::test_connection,
+        commands::models::provider_status,
+        commands::models::detect_local_servers,
+        commands::models::set_conversation_model,
+    ]
 }
 
 /// Starts logging, hands over to an already running instance (then exits), restores and shows the main window

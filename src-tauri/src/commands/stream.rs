@@ -8,17 +8,24 @@ use std::sync::{Arc, Mutex, PoisonError};
 use desktop_host::conversations::{Conversations, LiveSnapshot};
 use desktop_host::wire::{Envelope, EnvelopeSink, LeanEnvelope, LeanProjection, SinkClosed};
 use tauri::ipc::Channel;
-use tauri::{Runtime, State, WebviewWindow};
+use tauri::{Manager, Runtime, State, WebviewWindow};
+
+use crate::memory_release::MemoryRelease;
 
 /// A window's Channel as the host's sink.
 struct WindowChannel {
     channel: Channel<LeanEnvelope>,
     /// Set for a lean stream.
     lean: Option<Mutex<LeanProjection>>,
+    /// Told of every envelope: a run is activity.
+    release: Option<MemoryRelease>,
 }
 
 impl EnvelopeSink for WindowChannel {
     fn deliver(&self, envelope: &Envelope) -> Result<(), SinkClosed> {
+        if let Some(release) = &self.release {
+            release.note_activity();
+        }
         let sent = match &self.lean {
             Some(projection) => projection
                 .lock()
@@ -48,6 +55,9 @@ pub(crate) async fn subscribe<R: Runtime>(
         lean: lean
             .unwrap_or(false)
             .then(|| Mutex::new(LeanProjection::new())),
+        release: window
+            .try_state::<MemoryRelease>()
+            .map(|release| release.inner().clone()),
     };
     Ok(conversations.subscribe(window.label(), Arc::new(sink)))
 }
