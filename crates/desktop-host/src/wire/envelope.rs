@@ -219,36 +219,41 @@ impl Serialize for WireEvent<'_> {
     }
 }
 
+/// The block a `*_start` event opened, as it stands at that moment (its partial's block); `None` for any other
+/// event.
+pub(crate) fn started_block(event: &AssistantMessageEvent) -> Option<&AssistantBlock> {
+    match event {
+        AssistantMessageEvent::TextStart {
+            content_index,
+            partial,
+        }
+        | AssistantMessageEvent::ThinkingStart {
+            content_index,
+            partial,
+        }
+        | AssistantMessageEvent::ToolcallStart {
+            content_index,
+            partial,
+        } => partial.content.get(*content_index).map(AsRef::as_ref),
+        AssistantMessageEvent::Start { .. }
+        | AssistantMessageEvent::TextDelta { .. }
+        | AssistantMessageEvent::TextEnd { .. }
+        | AssistantMessageEvent::ThinkingDelta { .. }
+        | AssistantMessageEvent::ThinkingEnd { .. }
+        | AssistantMessageEvent::ToolcallDelta { .. }
+        | AssistantMessageEvent::ToolcallEnd { .. }
+        | AssistantMessageEvent::Done { .. }
+        | AssistantMessageEvent::Error { .. } => None,
+    }
+}
+
 /// An assistant event without `partial`, plus `block` on `*_start` events.
 struct WireAssistantEvent<'a>(&'a AssistantMessageEvent);
 
 impl Serialize for WireAssistantEvent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let event = self.0;
-        let started_block = match event {
-            AssistantMessageEvent::TextStart {
-                content_index,
-                partial,
-            }
-            | AssistantMessageEvent::ThinkingStart {
-                content_index,
-                partial,
-            }
-            | AssistantMessageEvent::ToolcallStart {
-                content_index,
-                partial,
-            } => partial.content.get(*content_index),
-            AssistantMessageEvent::Start { .. }
-            | AssistantMessageEvent::TextDelta { .. }
-            | AssistantMessageEvent::TextEnd { .. }
-            | AssistantMessageEvent::ThinkingDelta { .. }
-            | AssistantMessageEvent::ThinkingEnd { .. }
-            | AssistantMessageEvent::ToolcallDelta { .. }
-            | AssistantMessageEvent::ToolcallEnd { .. }
-            | AssistantMessageEvent::Done { .. }
-            | AssistantMessageEvent::Error { .. } => None,
-        };
-        let Some(block) = started_block else {
+        let Some(block) = started_block(event) else {
             return event.without_partial().serialize(serializer);
         };
         // Re-open the partial-free form as a map and add the block.
@@ -260,7 +265,6 @@ impl Serialize for WireAssistantEvent<'_> {
                 map.serialize_entry(key, value)?;
             }
         }
-        let block: &AssistantBlock = block;
         map.serialize_entry("block", block)?;
         map.end()
     }

@@ -23,7 +23,9 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use crate::store::ConversationId;
-use crate::wire::envelope::{Envelope, EnvelopePayload, HostNotice, serialize_envelope};
+use crate::wire::envelope::{
+    Envelope, EnvelopePayload, HostNotice, serialize_envelope, started_block,
+};
 
 /// An envelope as a lean subscriber gets it.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,16 +120,9 @@ impl LeanProjection {
     ) -> Option<Value> {
         let blocks = self.sent.get_mut(key)?;
         match event {
-            AssistantMessageEvent::TextStart {
-                content_index,
-                partial,
-            }
-            | AssistantMessageEvent::ThinkingStart {
-                content_index,
-                partial,
-            } => {
-                let started = partial.content.get(*content_index).and_then(|block| text_len(block));
-                set(blocks, *content_index, started);
+            AssistantMessageEvent::TextStart { content_index, .. }
+            | AssistantMessageEvent::ThinkingStart { content_index, .. } => {
+                set(blocks, *content_index, started_block(event).and_then(text_len));
                 None
             }
             AssistantMessageEvent::TextDelta {
