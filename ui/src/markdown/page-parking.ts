@@ -75,8 +75,7 @@ export class PageParking {
 
   /** Starts following a new page made parked: `html` holds all of its blocks, none of them in the DOM. */
   trackParked(element: HTMLElement, html: readonly string[]): void {
-    const { total, count } = this.measured;
-    element.style.height = `${count === 0 ? PAGE_HEIGHT_ESTIMATE : total / count}px`;
+    element.style.height = `${this.pageHeight()}px`;
     element.setAttribute(PARKED_ATTRIBUTE, "");
     this.pages.push({ element, html: [...html], live: false });
   }
@@ -97,8 +96,7 @@ export class PageParking {
     const height = view.bottom - view.top;
     const room = view.bottom + NEAR_SCREENS * height - this.root.getBoundingClientRect().bottom;
     if (height <= 0 || room < 0) return () => false;
-    const { total, count } = this.measured;
-    const pageHeight = count === 0 ? PAGE_HEIGHT_ESTIMATE : total / count;
+    const pageHeight = this.pageHeight();
     const leading = this.atBottom() ? first : first + Math.ceil(room / pageHeight);
     const trailing = last - Math.ceil(((NEAR_SCREENS + 1) * height) / pageHeight);
     return (index) => index < leading || index > trailing;
@@ -173,6 +171,12 @@ export class PageParking {
 
   private scrollTarget(): HTMLElement | Window {
     return this.scrollerElement() ?? window;
+  }
+
+  /** A parked page's height before it is laid out: the mean of those measured, or the estimate. */
+  private pageHeight(): number {
+    const { total, count } = this.measured;
+    return count === 0 ? PAGE_HEIGHT_ESTIMATE : total / count;
   }
 
   /** Whether the view is scrolled to the very bottom (where a view that follows a growing answer stays). */
