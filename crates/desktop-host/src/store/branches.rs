@@ -338,6 +338,11 @@ fn set_head(
     Ok(())
 }
 
+/// The messages deleted with their pair at `?1` or before, newest first in each conversation; read through the index
+/// of rows marked deleted (schema version 8), not the whole table.
+pub(super) const EXPIRED_MESSAGES: &str = "SELECT conversation_id, seq FROM messages
+     WHERE deleted_at IS NOT NULL AND deleted_at <= ?1 ORDER BY conversation_id, seq DESC";
+
 /// Removes the messages deleted with their pair at `cutoff` or before, newest first; each one's children and a
 /// head on it move to its parent, so the rest of its branch stays whole.
 pub(super) fn purge_deleted_messages(
@@ -345,10 +350,7 @@ pub(super) fn purge_deleted_messages(
     cutoff: i64,
 ) -> rusqlite::Result<()> {
     let expired: Vec<(String, i64)> = {
-        let mut statement = transaction.prepare(
-            "SELECT conversation_id, seq FROM messages
-             WHERE deleted_at IS NOT NULL AND deleted_at <= ?1 ORDER BY conversation_id, seq DESC",
-        )?;
+        let mut statement = transaction.prepare(EXPIRED_MESSAGES)?;
         statement
             .query_map(params![cutoff], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?

@@ -16,7 +16,7 @@ use super::message_text::readable_text;
 use super::search_index::write_all_ends;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 struct Migration {
     /// The version the database has after this step.
@@ -24,7 +24,7 @@ struct Migration {
     apply: fn(&Transaction<'_>) -> rusqlite::Result<()>,
 }
 
-const MIGRATIONS: [Migration; 7] = [
+const MIGRATIONS: [Migration; 8] = [
     Migration {
         version: 1,
         apply: create_conversations_and_messages,
@@ -52,6 +52,10 @@ const MIGRATIONS: [Migration; 7] = [
     Migration {
         version: 7,
         apply: add_short_term_search,
+    },
+    Migration {
+        version: 8,
+        apply: index_rows_marked_deleted,
     },
 ];
 
@@ -287,5 +291,14 @@ fn add_short_term_search(transaction: &Transaction<'_>) -> rusqlite::Result<()> 
     transaction.execute_batch(
         "CREATE INDEX message_search_ends_by_last1 ON message_search_ends (last1);
          CREATE INDEX message_search_ends_by_last2 ON message_search_ends (last2);",
+    )
+}
+
+/// Version 8: indexes of the conversations and messages marked deleted, and of nothing else. Every open purges
+/// those whose undo window has passed; without them that was a scan of every message (0.35 s at a million).
+fn index_rows_marked_deleted(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(
+        "CREATE INDEX conversations_deleted ON conversations (deleted_at) WHERE deleted_at IS NOT NULL;
+         CREATE INDEX messages_deleted ON messages (deleted_at) WHERE deleted_at IS NOT NULL;",
     )
 }

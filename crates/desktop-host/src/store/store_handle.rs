@@ -82,6 +82,11 @@ impl fmt::Debug for Store {
     }
 }
 
+/// The conversations whose undo window has passed at `?1`; the purge at every open reads them through the index of
+/// rows marked deleted (schema version 8), not the whole table.
+pub(super) const EXPIRED_CONVERSATIONS: &str =
+    "SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1";
+
 impl Store {
     /// Opens the database at `path` (normally `<data folder>/`[`DATABASE_FILE_NAME`]) with the system clock.
     pub fn open(path: &Path) -> Result<OpenedStore, StoreError> {
@@ -270,21 +275,14 @@ impl Store {
     pub fn purge_expired_deletions(&self) -> Result<usize, StoreError> {
         let cutoff = self.now_ms() - UNDO_WINDOW_MS;
         self.with_transaction("purge deleted conversations", |transaction| {
-            transaction.execute(
-                "DELETE FROM messages WHERE conversation_id IN
-                     (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
-                params![cutoff],
-            )?;
-            transaction.execute(
-                "DELETE FROM conversation_grants WHERE conversation_id IN
-                     (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
-                params![cutoff],
-            )?;
-            transaction.execute(
-                "DELETE FROM run_logs WHERE conversation_id IN
-                     (SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1)",
-                params![cutoff],
-            )?;
+            for table in ["messages", "conversation_grants", "run_logs"] {
+                transaction.execute(
+                    &format!(
+                        "DELETE FROM {table} WHERE conversation_id IN ({EXPIRED_CONVERSATIONS})"
+                    ),
+                    params![cutoff],
+                )?;
+            }
             let n_purged = transaction.execute(
                 "DELETE FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1",
                 params![cutoff],

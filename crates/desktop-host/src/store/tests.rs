@@ -196,3 +196,40 @@ fn of_a_two_thousand_delta_answer_only_one_update_a_second_needs_a_write() {
     assert!(recorder.writes_for(&end), "every message_end is saved");
     assert!(!recorder.writes_for(&pi_agent::AgentEvent::TurnStart));
 }
+
+/// SQLite's plan for `sql`: the detail of each step, such as "SCAN messages" or "SEARCH messages USING INDEX …".
+fn query_plan(store: &Store, sql: &str) -> Vec<String> {
+    store
+        .with_connection(|connection| {
+            let mut statement = connection
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap();
+            let details = statement
+                .query_map([0], |row| row.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+            Ok(details)
+        })
+        .unwrap()
+}
+
+#[test]
+fn the_purge_at_every_open_reads_only_the_rows_marked_deleted() {
+    let store = Store::open_in_memory(Arc::new(SystemClock)).unwrap();
+    for (sql, index) in [
+        (store_handle::EXPIRED_CONVERSATIONS, "conversations_deleted"),
+        (branches::EXPIRED_MESSAGES, "messages_deleted"),
+    ] {
+        let plan = query_plan(&store, sql);
+        assert!(
+            plan.iter()
+                .any(|step| step.contains(&format!("USING INDEX {index}"))),
+            "{sql}: {plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|step| step.starts_with("SCAN")),
+            "{sql}: {plan:?}"
+        );
+    }
+}
