@@ -18,9 +18,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     #[cfg(unix)]
-    if let Some(error) = pi_desktop::safe_rendering::restart_with_workarounds_if_asked() {
-        eprintln!("pi-desktop: starting again with the rendering workarounds failed: {error}");
-    }
+    pi_desktop::safe_rendering::apply_workarounds();
     match pi_desktop::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

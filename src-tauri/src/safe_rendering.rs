@@ -1,8 +1,8 @@
 //! The switch for WebKitGTK's blank or black window on some GPUs, drivers and virtual machines:
 //! `PI_DESKTOP_SAFE_RENDERING=1` starts the app with the workarounds WebKitGTK documents — no DMA-BUF renderer
 //! (`WEBKIT_DISABLE_DMABUF_RENDERER=1`, WebKitGTK 2.42 and later) and no accelerated compositing
-//! (`WEBKIT_DISABLE_COMPOSITING_MODE=1`, older versions). WebKit reads them when it starts, so the process starts
-//! itself again with them set (the same process id, arguments and everything else).
+//! (`WEBKIT_DISABLE_COMPOSITING_MODE=1`, older versions). WebKit reads them when it starts and its processes
+//! inherit them, so they are set first thing in `main`, before any thread or library reads the environment.
 //!
 //! On a machine without a GPU render node (`/dev/dri/renderD*`: a virtual machine, a container) WebKit
 //! composites with OpenGL on the CPU (Mesa's llvmpipe), which costs some 27 ms a frame and stalls the first
@@ -25,7 +25,7 @@ const RENDER_NODES: &str = "/dev/dri";
 
 /// The variables to add before WebKit starts: both workarounds when the switch is on, no compositing when the
 /// machine has no GPU render node, and only those not set already (a value the user chose stays; once they are
-/// set, starting again adds nothing, so it happens once).
+/// set, nothing more is added: a process started by the app inherits them and keeps them).
 pub fn variables_to_add(
     var: impl Fn(&str) -> Option<OsString>,
     has_render_node: bool,
@@ -47,26 +47,21 @@ fn has_render_node() -> bool {
     })
 }
 
-/// Starts this program again with the workarounds when the switch or the machine asks for them; returns only
-/// when it does not (nothing to add) or when starting again failed, with the reason.
-#[cfg(unix)]
-pub fn restart_with_workarounds_if_asked() -> Option<std::io::Error> {
-    use std::os::unix::process::CommandExt as _;
-
-    let add = variables_to_add(|name| std::env::var_os(name), has_render_node());
-    if add.is_empty() {
-        return None;
+/// Sets the workarounds the switch or the machine asks for in this process's environment.
+///
+/// Must be called at the very start of `main`, while the process has one thread: nothing may read or write the
+/// environment at the same time.
+#[allow(
+    unsafe_code,
+    reason = "WebKit takes these switches from the environment only; setting them in-process saves starting the \
+              program a second time (some 60 ms of every start)"
+)]
+pub fn apply_workarounds() {
+    for (name, value) in variables_to_add(|name| std::env::var_os(name), has_render_node()) {
+        // SAFETY: called first thing in `main`, before the app starts any thread (the contract above), so
+        // nothing reads the environment while it changes.
+        unsafe { std::env::set_var(name, value) };
     }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(error) => return Some(error),
-    };
-    Some(
-        std::process::Command::new(exe)
-            .args(std::env::args_os().skip(1))
-            .envs(add)
-            .exec(),
-    )
 }
 
 #[cfg(test)]
@@ -93,8 +88,13 @@ mod tests {
         assert_eq!(adds(&[(SWITCH, "0")]), Vec::new());
         assert_eq!(adds(&[(SWITCH, "1")]), WORKAROUNDS.to_vec());
         assert_eq!(adds(&[(SWITCH, "true")]), WORKAROUNDS.to_vec());
-        let restarted: Vec<(&str, &str)> = [(SWITCH, "1")].into_iter().chain(WORKAROUNDS).collect();
-        assert_eq!(adds(&restarted), Vec::new(), "starting again adds nothing");
+        let already_set: Vec<(&str, &str)> =
+            [(SWITCH, "1")].into_iter().chain(WORKAROUNDS).collect();
+        assert_eq!(
+            adds(&already_set),
+            Vec::new(),
+            "once set, nothing more is added"
+        );
     }
 
     #[test]
@@ -118,7 +118,7 @@ mod tests {
         assert_eq!(
             adds_on(&off, false),
             Vec::new(),
-            "starting again adds nothing"
+            "once set, nothing more is added"
         );
     }
 }

@@ -191,9 +191,14 @@ fn empty_window_binary() -> PathBuf {
     )
 }
 
-/// The `WEBKIT_DISABLE_*` variables of a running process: the rendering choices it started WebKit with.
-fn webkit_variables(pid: u32) -> Vec<(String, String)> {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+/// The `WEBKIT_DISABLE_*` variables the app at `app_pid` started WebKit with, as its web process inherited them
+/// (the app sets them in its own environment, which /proc does not show).
+fn webkit_variables(app_pid: u32) -> Vec<(String, String)> {
+    let web_process = with_descendants(app_pid)
+        .into_iter()
+        .find(|process| process.kind == "WebKitWebProcess")
+        .expect("the app has no WebKit web process");
+    let environ = std::fs::read(format!("/proc/{}/environ", web_process.pid)).unwrap_or_default();
     environ
         .split(|byte| *byte == 0)
         .filter_map(|entry| {
