@@ -5,15 +5,19 @@ import { useCallback, useEffect, useState } from "react";
 import { StringsContext } from "./i18n/I18n";
 import { STRINGS, resolveLanguage } from "./i18n/strings";
 import { getSettings } from "./ipc/backend";
-import { providerStatus } from "./ipc/models";
+import { arrived, earlyOr } from "./ipc/early";
+import { providerStatus, type ProviderStatus } from "./ipc/models";
 import type { SettingsView } from "./ipc/wire";
 import type { ProviderState } from "./state/selectors";
 import { ChatScreen } from "./features/chat/ChatScreen";
 import { useTheme } from "./theme/theme";
 
 export function App() {
-  const [settings, setSettings] = useState<SettingsView | null>(null);
-  const [provider, setProvider] = useState<ProviderState>({ status: "checking" });
+  // What came before the first render is in the first frame (ipc/early); the effects below take the same answers.
+  const [settings, setSettings] = useState<SettingsView | null>(() => arrived<SettingsView>("settings"));
+  const [provider, setProvider] = useState<ProviderState>(
+    () => arrived<ProviderStatus>("providerStatus") ?? { status: "checking" },
+  );
   // "auto" follows the language the host writes in (its locale), so the window and the host never disagree;
   // before the settings arrive, the browser's languages.
   const systemLanguages =
@@ -22,7 +26,7 @@ export function App() {
 
   useEffect(() => {
     let current = true;
-    getSettings().then(
+    earlyOr("settings", getSettings).then(
       (loaded) => {
         if (current) setSettings(loaded);
       },
@@ -36,7 +40,7 @@ export function App() {
 
   // Asked again after every settings change; a backend that cannot say leaves Send to the prompt's own answer.
   const checkProvider = useCallback(() => {
-    providerStatus().then(setProvider, () => setProvider({ status: "unknown" }));
+    earlyOr("providerStatus", providerStatus).then(setProvider, () => setProvider({ status: "unknown" }));
   }, []);
   useEffect(checkProvider, [checkProvider]);
   const settingsChanged = useCallback(

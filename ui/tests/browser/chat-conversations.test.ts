@@ -1,4 +1,5 @@
-// The chat with the conversation sidebar, in headless Chromium against the chat mock backend: switching
+// The chat with the conversation sidebar, in headless Chromium against the chat mock backend: the first render
+// already listing the conversations, switching
 // conversation while a run streams (the old run's envelopes never reach the shown transcript), an answer cut off
 // by a crash shown as interrupted, a clicked system notification opening its conversation, and the layout in light, dark and at the minimum window size.
 // Screenshots go to artifacts/ at the repository root (gitignored).
@@ -110,6 +111,27 @@ async function openConversation(index: number): Promise<void> {
 }
 
 describe("chat with the conversation sidebar", () => {
+  it("the window's first render already lists the conversations: they are asked for before it", async () => {
+    const fresh = await browser.context.newPage();
+    await fresh.addInitScript(() => {
+      const firstRender = new MutationObserver(() => {
+        const root = document.getElementById("root");
+        if (root === null || root.childElementCount === 0) return;
+        (window as unknown as { __firstRenderItems: number }).__firstRenderItems =
+          document.querySelectorAll('[data-testid="conversation-item"]').length;
+        firstRender.disconnect();
+      });
+      firstRender.observe(document, { childList: true, subtree: true });
+    });
+    await fresh.goto(server.url);
+    await fresh.getByTestId("conversation-item").nth(1).waitFor();
+
+    await expect(
+      fresh.evaluate(() => (window as unknown as { __firstRenderItems?: number }).__firstRenderItems),
+    ).resolves.toBe(2);
+    await fresh.close();
+  });
+
   it("switching away from a streaming run shows only the opened conversation, and the old run's events are dropped", async () => {
     await page.getByTestId("composer-input").fill("Hello");
     await page.getByTestId("composer-input").press("Enter");

@@ -33,6 +33,7 @@ import {
   type WindowState,
 } from "../../state/window";
 import { listConversations, openConversation } from "../../ipc/conversations";
+import { earlyOr } from "../../ipc/early";
 import { onNewConversationRequested, onOpenConversationRequested } from "../../ipc/app-events";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
 import { promptFiles, promptImages, type PendingAttachment } from "./attachment-rules";
@@ -108,7 +109,7 @@ export function useChat(): [WindowState, ChatIntents] {
 
   useEffect(() => {
     mounted.current = true;
-    fetchAppInfo().then(
+    earlyOr("appInfo", fetchAppInfo).then(
       (appInfo) => {
         if (mounted.current) dispatch({ type: "app_info_loaded", appInfo });
       },

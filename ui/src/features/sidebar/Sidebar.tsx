@@ -23,6 +23,7 @@ import {
   type ExportFormat,
   type SearchHit,
 } from "../../ipc/conversations";
+import { arrived, earlyOr } from "../../ipc/early";
 import { toCommandError } from "../../ipc/backend";
 import type { AppState } from "../../ipc/wire";
 import { useStrings } from "../../i18n/I18n";
@@ -70,7 +71,7 @@ type Toast =
 export function Sidebar(props: SidebarProps) {
   const { activeConversationId, refreshToken, onConversationOpened, onActiveConversationDeleted } = props;
   const strings = SIDEBAR_STRINGS[props.language];
-  const [list, setList] = useState<ConversationList | null>(null);
+  const [list, setList] = useState<ConversationList | null>(() => arrived<ConversationList>("conversationList"));
   const [listLimit, setListLimit] = useState(LIST_PAGE_SIZE);
   const [searchText, setSearchText] = useState("");
   const [hits, setHits] = useState<SearchHit[] | null>(null);
@@ -101,7 +102,8 @@ export function Sidebar(props: SidebarProps) {
   // A year of history is thousands of conversations: the list holds the most recent `listLimit` and grows when
   // its end comes into view.
   const reload = useCallback(() => {
-    listConversations(listLimit).then((loaded) => {
+    const ask = () => listConversations(listLimit);
+    (listLimit === LIST_PAGE_SIZE ? earlyOr("conversationList", ask) : ask()).then((loaded) => {
       if (mounted.current) setList(loaded);
     }, showError);
   }, [showError, listLimit]);
