@@ -86,6 +86,41 @@ fn a_database_with_a_damaged_page_is_moved_aside_and_a_fresh_one_started() {
 }
 
 #[test]
+fn a_search_index_out_of_step_with_its_texts_keeps_every_conversation() {
+    let test_store = TestStore::new();
+    let conversation = test_store.store.create_conversation(None).unwrap();
+    test_store
+        .store
+        .append_message(&conversation.id, &user("where is the kettle"))
+        .unwrap();
+    let path = test_store.path();
+    drop(test_store.store);
+    // The index's stored copy of the text no longer matches its index: FTS5's own integrity check fails, while
+    // every table is sound and every conversation readable.
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    connection
+        .execute(
+            "UPDATE message_search_content SET c0 = 'something else'",
+            [],
+        )
+        .unwrap();
+    let damaged: rusqlite::Result<usize> = connection.execute(
+        "INSERT INTO message_search (message_search) VALUES ('integrity-check')",
+        [],
+    );
+    assert!(
+        damaged.is_err(),
+        "the index must be out of step for this test"
+    );
+    drop(connection);
+
+    let opened = open_at(&path, &ManualClock::new(START_MS));
+    assert_eq!(opened.notices, vec![]);
+    let transcript = opened.store.load_transcript(&conversation.id).unwrap();
+    assert_eq!(transcript.entries.len(), 1);
+}
+
+#[test]
 fn a_folder_that_cannot_be_created_is_reported_and_nothing_is_touched() {
     let folder = tempfile::tempdir().unwrap();
     let blocker = folder.path().join("data");
