@@ -49,7 +49,9 @@ use pi_test_support::openai::{
 use pi_test_support::{Pacing, ReferenceServer, Response, StreamEnd};
 use serde_json::Value;
 
-use app_processes::{app_process, rss_pss_kib, uptime_seconds, with_descendants};
+use app_processes::{
+    app_process, rss_pss_kib, uptime_seconds, web_process_environment, with_descendants,
+};
 use bench_report::load_average;
 use model_server::LaunchApp;
 
@@ -191,18 +193,11 @@ fn empty_window_binary() -> PathBuf {
     )
 }
 
-/// The `WEBKIT_DISABLE_*` variables the app at `app_pid` started WebKit with, as its web process inherited them
-/// (the app sets them in its own environment, which /proc does not show).
+/// The `WEBKIT_DISABLE_*` variables the app at `app_pid` started WebKit with, as its web process inherited them.
 fn webkit_variables(app_pid: u32) -> Vec<(String, String)> {
-    let web_process = with_descendants(app_pid)
+    web_process_environment(app_pid)
         .into_iter()
-        .find(|process| process.kind == "WebKitWebProcess")
-        .expect("the app has no WebKit web process");
-    let environ = std::fs::read(format!("/proc/{}/environ", web_process.pid)).unwrap_or_default();
-    environ
-        .split(|byte| *byte == 0)
         .filter_map(|entry| {
-            let entry = String::from_utf8_lossy(entry);
             let (name, value) = entry.split_once('=')?;
             name.starts_with("WEBKIT_DISABLE_")
                 .then(|| (name.to_owned(), value.to_owned()))

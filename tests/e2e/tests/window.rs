@@ -1,7 +1,7 @@
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
-
-use crate::support::app_processes::with_descendants;
 use pretty_assertions::assert_eq;
+
+use crate::support::app_processes::web_process_environment;
 
 #[tokio::test]
 async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
@@ -66,20 +66,9 @@ async fn launch_scripted(envs: &[(&str, &str)]) -> AppUnderTest {
     .unwrap()
 }
 
-/// The app's environment variables, as its process has them.
+/// The app's environment variables, as the WebKit it started inherited them.
 fn app_environment(app: &AppUnderTest) -> Vec<String> {
-    // The app sets its rendering switches in its own environment, where /proc does not show them (it shows the
-    // environment the process was started with); the WebKit web process it starts inherits them.
-    let app_pid = u32::try_from(app.app_pid().unwrap()).unwrap();
-    let web_process = with_descendants(app_pid)
-        .into_iter()
-        .find(|process| process.kind == "WebKitWebProcess")
-        .expect("the app has no WebKit web process");
-    let environ = std::fs::read(format!("/proc/{}/environ", web_process.pid)).unwrap();
-    environ
-        .split(|byte| *byte == 0)
-        .map(|entry| String::from_utf8_lossy(entry).into_owned())
-        .collect()
+    web_process_environment(u32::try_from(app.app_pid().unwrap()).unwrap())
 }
 
 #[tokio::test]

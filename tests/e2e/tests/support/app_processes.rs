@@ -86,6 +86,21 @@ pub(crate) fn app_process(home: &Path) -> Option<Process> {
     })
 }
 
+/// The environment of the WebKit web process below the app at `app_pid`, as `NAME=value` entries. The app sets
+/// its rendering switches in its own environment, which /proc does not show (it shows what a process was started
+/// with); the web process it starts inherits them.
+pub(crate) fn web_process_environment(app_pid: u32) -> Vec<String> {
+    let web_process = with_descendants(app_pid)
+        .into_iter()
+        .find(|process| process.kind == "WebKitWebProcess")
+        .expect("the app has no WebKit web process");
+    std::fs::read(format!("/proc/{}/environ", web_process.pid))
+        .expect("the web process's environment is readable")
+        .split(|byte| *byte == 0)
+        .map(|entry| String::from_utf8_lossy(entry).into_owned())
+        .collect()
+}
+
 /// `root` and every process below it.
 pub(crate) fn with_descendants(root: u32) -> Vec<Process> {
     let all = processes();
