@@ -28,9 +28,9 @@ pub enum StoreNotice {
 }
 
 /// Up to this size the whole file is checked on open (`PRAGMA quick_check` of every stored table, which reads
-/// every page: some 20 ms per MiB from a cold disk). A bigger file, a year of history, only has its header and schema read, so the
-/// window is not kept waiting seconds; damage further in is reported by the query that meets it (a typed
-/// corruption error the window shows) instead of at start.
+/// every page: some 20 ms per MiB from a cold disk). A bigger file, a year of history, only has its header and
+/// schema read, so the window is not kept waiting seconds; damage further in is reported by the query that meets
+/// it (a typed corruption error the window shows) instead of at start.
 const FULL_CHECK_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The companions SQLite keeps beside a database in WAL mode.

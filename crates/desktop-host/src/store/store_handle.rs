@@ -284,7 +284,7 @@ impl Store {
                 )?;
             }
             let n_purged = transaction.execute(
-                "DELETE FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?1",
+                &format!("DELETE FROM conversations WHERE id IN ({EXPIRED_CONVERSATIONS})"),
                 params![cutoff],
             )?;
             super::branches::purge_deleted_messages(transaction, cutoff)?;
