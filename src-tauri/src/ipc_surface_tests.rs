@@ -354,6 +354,7 @@ fn prompt_returns_once_accepted_and_the_runs_envelopes_reach_the_windows_channel
     );
     let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
         test_app.app.state(),
+        None,
     ))
     .unwrap();
     assert!(!state.session.is_streaming);
@@ -476,6 +477,7 @@ fn a_lean_stream_sends_each_text_once_and_the_window_can_rebuild_the_answer() {
     // What the deltas built is the answer as stored.
     let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
         test_app.app.state(),
+        None,
     ))
     .unwrap();
     let stored = serde_json::to_value(state.session.messages.last().unwrap()).unwrap();
@@ -539,6 +541,7 @@ fn a_prompt_with_one_image_streams_and_ends_with_idle_and_keeps_the_image() {
     );
     let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
         test_app.app.state(),
+        None,
     ))
     .unwrap();
     let user = serde_json::to_value(&state.session.messages[0]).unwrap();
@@ -571,6 +574,7 @@ fn a_prompt_with_a_file_keeps_it_as_a_block_naming_the_file_after_the_text() {
     captured.wait_for_idle(&accepted);
     let state = tauri::async_runtime::block_on(commands::active_conversation::get_state(
         test_app.app.state(),
+        None,
     ))
     .unwrap();
     let user = serde_json::to_value(&state.session.messages[0]).unwrap();
@@ -660,6 +664,7 @@ fn new_conversation_starts_empty_after_a_run() {
     captured.wait_for_idle(&prompt(&test_app.app, "hello").unwrap());
     let before = tauri::async_runtime::block_on(commands::active_conversation::get_state(
         test_app.app.state(),
+        None,
     ))
     .unwrap();
 
@@ -674,12 +679,44 @@ fn new_conversation_starts_empty_after_a_run() {
     assert_ne!(state.conversation_id, before.conversation_id);
     let after = tauri::async_runtime::block_on(commands::active_conversation::get_state(
         test_app.app.state(),
+        None,
     ))
     .unwrap();
     assert_eq!(
         after.conversation_id, state.conversation_id,
         "the new conversation is the active one"
     );
+}
+
+#[test]
+fn a_tail_gives_a_long_transcript_from_its_end_and_says_what_it_left_out() {
+    let test_app = scripted_app();
+    let main_window = main_window(&test_app.app);
+    let (_snapshot, captured) = subscribe(&test_app.app);
+    for text in ["first question", "second question"] {
+        captured.wait_for_idle(&prompt(&test_app.app, text).unwrap());
+    }
+    let whole = invoke(&main_window, "get_state").unwrap();
+    assert_eq!(whole["messages"].as_array().unwrap().len(), 4, "{whole}");
+    assert!(whole.get("leftOut").is_none(), "{whole}");
+
+    let end = call(&main_window, "get_state", json!({"tail": 2})).unwrap();
+    assert_eq!(
+        end["messages"],
+        json!(whole["messages"].as_array().unwrap()[2..])
+    );
+    assert_eq!(end["leftOut"], json!({"messages": 2, "shown": 2}));
+    let opened = call(
+        &main_window,
+        "open_conversation",
+        json!({"conversationId": whole["conversationId"], "tail": 2}),
+    )
+    .unwrap();
+    assert_eq!(opened["messages"], end["messages"]);
+    assert_eq!(opened["leftOut"], end["leftOut"]);
+    let short_enough = call(&main_window, "get_state", json!({"tail": 4})).unwrap();
+    assert_eq!(short_enough["messages"], whole["messages"]);
+    assert!(short_enough.get("leftOut").is_none(), "{short_enough}");
 }
 
 #[test]

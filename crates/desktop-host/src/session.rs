@@ -49,6 +49,7 @@ mod prompt_images;
 mod run_handle;
 mod run_tools;
 mod session_queue;
+mod transcript_end;
 mod turn_requests;
 
 pub use branches::{CONTINUATION_INSTRUCTION, CONTINUATION_ROLE};
@@ -56,6 +57,7 @@ pub use message_queue::{
     QueueError, QueueKind, QueueMode, QueuedMessage, QueuedMessageId, QueuedStatus,
 };
 pub use run_handle::RunHandle;
+pub use transcript_end::LeftOut;
 
 /// The image block a [`SessionPrompt`] carries (pi-ai's), for callers without a pi-ai dependency.
 pub use pi_ai::ImageContent;
@@ -206,6 +208,11 @@ pub struct SessionState {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub versions: Option<Vec<MessageVersion>>,
+    /// What of the transcript's beginning `messages` leaves out ([`SessionState::from_end`]); absent when it
+    /// holds all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub left_out: Option<LeftOut>,
 }
 
 /// Which model a session talks to.
@@ -630,6 +637,7 @@ impl DesktopSession {
                 .recorder
                 .is_some()
                 .then(|| self.message_versions()),
+            left_out: None,
         }
     }
 

@@ -7,14 +7,20 @@ use crate::command_error::{CommandError, to_command_error};
 use crate::host::AppState;
 
 /// The active conversation's state: streaming or not, pending tool calls, the transcript, the model, its id.
-/// At start-up this opens the most recent stored conversation, or a new one.
+/// At start-up this opens the most recent stored conversation, or a new one. With `tail`, a transcript longer
+/// than that many messages comes from its end, as `open_conversation` gives it.
 #[tauri::command]
 pub(crate) async fn get_state(
     conversations: State<'_, Conversations>,
+    tail: Option<usize>,
 ) -> Result<AppState, CommandError> {
     let active = conversations.active().await.map_err(to_command_error)?;
+    let state = active.session.get_state();
     Ok(AppState {
-        session: active.session.get_state(),
+        session: match tail {
+            Some(keep) => state.from_end(keep),
+            None => state,
+        },
         conversation_id: Some(active.id.to_string()),
     })
 }

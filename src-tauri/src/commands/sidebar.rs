@@ -51,18 +51,24 @@ pub(crate) async fn search_conversations(
 }
 
 /// Makes a conversation the active one and returns its state (as `get_state` does). A run of the previous
-/// conversation goes on in the background.
+/// conversation goes on in the background. With `tail`, a transcript longer than that many messages comes
+/// from its end ([`desktop_host::session::SessionState::from_end`]); `get_state` gives the whole.
 #[tauri::command]
 pub(crate) async fn open_conversation(
     conversations: State<'_, Conversations>,
     conversation_id: String,
+    tail: Option<usize>,
 ) -> Result<AppState, CommandError> {
     let opened = conversations
         .open_conversation(&ConversationId::from(conversation_id))
         .await
         .map_err(to_command_error)?;
+    let state = opened.session.get_state();
     Ok(AppState {
-        session: opened.session.get_state(),
+        session: match tail {
+            Some(keep) => state.from_end(keep),
+            None => state,
+        },
         conversation_id: Some(opened.id.to_string()),
     })
 }

@@ -40,6 +40,9 @@ mod first_run;
 // The loop inspector: each run's turns and exit, kept after a restart, and the replay of a run.
 mod inspector;
 
+// A conversation of 600 exchanges: opened at its end, all of its beginning there when scrolled to the top.
+mod long_conversation;
+
 // A long answer that arrives fast: the window keeps answering, shows all of it, and Stop works.
 mod long_answer;
 

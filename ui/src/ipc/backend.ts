@@ -57,8 +57,9 @@ export function openLogFolder(): Promise<null> {
   return invoke<null>("open_log_folder");
 }
 
-export function getState(): Promise<AppState> {
-  return invoke<AppState>("get_state");
+/** The active conversation's state; with `tail`, a long transcript from its end (see `OPENED_FROM_END`). */
+export function getState(tail?: number): Promise<AppState> {
+  return invoke<AppState>("get_state", tail === undefined ? {} : { tail });
 }
 
 /** Starts a fresh conversation; refused with `busy` while a run is active. */

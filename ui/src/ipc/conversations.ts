@@ -48,9 +48,19 @@ export function searchConversations(query: string, limit?: number): Promise<Sear
   return invoke<SearchHit[]>("search_conversations", limit === undefined ? { query } : { query, limit });
 }
 
-/** Switches to a conversation; resolves with its state, as `get_state` does. A run elsewhere keeps going. */
+/**
+ * A transcript longer than this many messages is opened from its end: the last turns come at once (`leftOut`
+ * says what is missing) and `get_state` brings the whole after the first frame, so a conversation of 10,000
+ * messages opens about as fast as a short one.
+ */
+export const OPENED_FROM_END = 400;
+
+/**
+ * Switches to a conversation; resolves with its state, as `get_state` does, but from its end when it is long
+ * (`OPENED_FROM_END`). A run elsewhere keeps going.
+ */
 export function openConversation(conversationId: string): Promise<AppState> {
-  return invoke<AppState>("open_conversation", { conversationId });
+  return invoke<AppState>("open_conversation", { conversationId, tail: OPENED_FROM_END });
 }
 
 export function renameConversation(conversationId: string, title: string): Promise<ConversationSummary> {

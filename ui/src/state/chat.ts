@@ -150,6 +150,11 @@ export interface ChatState {
   /** The last envelope applied; older or repeated ones are ignored. */
   lastSeq: number;
   nextId: number;
+  /**
+   * User and assistant messages of the transcript's beginning not here yet: a long conversation is opened from
+   * its end and the rest follows (window action `earlier_loaded`). 0 when the transcript is whole.
+   */
+  leftOut: number;
 }
 
 export type ChatAction =
@@ -211,6 +216,7 @@ export const initialChatState: ChatState = {
   beforeBranch: null,
   lastSeq: 0,
   nextId: 1,
+  leftOut: 0,
 };
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {

@@ -16,8 +16,10 @@ import {
 
 /** The state of a conversation the host handed over whole (no run of it is followed yet). */
 export function viewFromAppState(appState: AppState): ChatState {
-  const loaded = fromMessages(appState.conversationId ?? "", appState.messages);
-  return { ...loaded, versions: matchVersions(loaded.transcript, appState.versions ?? []) };
+  // Rows are numbered as if the left-out beginning were there, so they keep their ids when it arrives.
+  const leftOut = appState.leftOut?.shown ?? 0;
+  const loaded = fromMessages(appState.conversationId ?? "", appState.messages, leftOut + 1);
+  return { ...loaded, leftOut, versions: matchVersions(loaded.transcript, appState.versions ?? []) };
 }
 
 /** The state of a conversation made of `messages` alone (a replay's starting point). */
@@ -66,8 +68,8 @@ export function viewFromSnapshot(run: RunSnapshot): ChatState {
   };
 }
 
-function fromMessages(conversationId: string, messages: readonly AgentMessage[]): ChatState {
-  let nextId = 1;
+function fromMessages(conversationId: string, messages: readonly AgentMessage[], firstId = 1): ChatState {
+  let nextId = firstId;
   const transcript: TranscriptItem[] = [];
   const tools: Record<string, ToolRun> = {};
   let continuing = false;

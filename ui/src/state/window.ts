@@ -3,7 +3,7 @@
 // conversation answering in the background is up to date the moment it is shown again. Pure reducer, no IO.
 import type { AppInfo, AppState, Envelope, LiveSnapshot } from "../ipc/wire";
 import { PROTOCOL_VERSION } from "../ipc/wire";
-import { chatReducer, initialChatState, type ChatAction, type ChatState } from "./chat";
+import { chatReducer, initialChatState, type ChatAction, type ChatState, type TranscriptItem } from "./chat";
 import { viewFromAppState, viewFromSnapshot } from "./conversation-load";
 import { applyQueueNotice, chipsOf, isQueueNotice, type QueuedChip } from "./queue";
 
@@ -42,6 +42,12 @@ export type WindowAction =
    * envelopes applied).
    */
   | { type: "conversation_replaced"; appState: AppState }
+  /**
+   * The whole transcript of a conversation opened from its end (`leftOut` > 0), from get_state. It replaces the
+   * view only while nothing runs there and the view is still that transcript's end, row for row; otherwise it is
+   * ignored and asked for again once the conversation is idle.
+   */
+  | { type: "earlier_loaded"; appState: AppState }
   /** An intent or command result of one conversation (ignored once the window no longer follows it). */
   | { type: "chat"; conversationId: string; action: ChatAction }
   /**
@@ -103,6 +109,21 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
       const loaded = viewFromAppState(action.appState);
       const view: ChatState = { ...loaded, queue: old.queue, lastSeq: old.lastSeq, lastRunId: old.lastRunId };
       return { ...state, views: { ...state.views, [id]: view }, listRevision: state.listRevision + 1 };
+    }
+    case "earlier_loaded": {
+      const id = action.appState.conversationId ?? "";
+      const shown = state.views[id];
+      if (shown === undefined || shown.leftOut === 0 || isAnswering(shown) || shown.beforeBranch !== null) return state;
+      const whole = viewFromAppState(action.appState);
+      if (!endsWith(whole.transcript, shown.transcript, shown.leftOut)) return state;
+      const view: ChatState = {
+        ...whole,
+        queue: shown.queue,
+        lastSeq: shown.lastSeq,
+        lastRunId: shown.lastRunId,
+        banner: shown.banner,
+      };
+      return { ...state, views: { ...state.views, [id]: view } };
     }
     case "chat": {
       const view =
@@ -178,6 +199,14 @@ function nameUnnamed(state: WindowState, id: string): WindowState {
 }
 
 /** A conversation with a run in progress, or one this window asked for. */
+/** Whether `whole` is the left-out beginning (`leftOut` rows) followed by `end`'s rows, id for id. */
+function endsWith(whole: readonly TranscriptItem[], end: readonly TranscriptItem[], leftOut: number): boolean {
+  return (
+    whole.length === leftOut + end.length &&
+    end.every((item, index) => whole[leftOut + index]?.id === item.id && whole[leftOut + index]?.kind === item.kind)
+  );
+}
+
 export function isAnswering(view: ChatState): boolean {
   return view.runId !== null || view.runStatus !== "idle" || view.submitting;
 }

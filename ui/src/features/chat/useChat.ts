@@ -27,12 +27,13 @@ import type { UserAttachment } from "../../state/user-attachments";
 import { canSend, canStop } from "../../state/selectors";
 import {
   initialWindowState,
+  isAnswering,
   shownView,
   windowReducer,
   type WindowAction,
   type WindowState,
 } from "../../state/window";
-import { listConversations, openConversation } from "../../ipc/conversations";
+import { listConversations, OPENED_FROM_END, openConversation } from "../../ipc/conversations";
 import { earlyOr } from "../../ipc/early";
 import { onNewConversationRequested, onOpenConversationRequested } from "../../ipc/app-events";
 import { adjacentConversationId } from "../sidebar/sidebar-model";
@@ -118,7 +119,7 @@ export function useChat(): [WindowState, ChatIntents] {
     // Then the conversation the backend keeps active (a restart, a reload of the window; a new one if none).
     // Without a provider there may be none yet: the first prompt names it.
     connect()
-      .then(() => getState())
+      .then(() => getState(OPENED_FROM_END))
       .then(
         (appState) => {
           if (mounted.current) show(appState, "startup");
@@ -131,6 +132,31 @@ export function useChat(): [WindowState, ChatIntents] {
   }, [connect, show]);
 
   const conversationId = view.conversationId;
+  const answering = isAnswering(view);
+
+  // A conversation opened from its end gets its beginning once its end is on screen and nothing runs there.
+  const leftOut = view.leftOut;
+  useEffect(() => {
+    if (leftOut === 0 || answering) return;
+    let wanted = true;
+    const frame = requestAnimationFrame(() => {
+      getState().then(
+        (appState) => {
+          if (wanted && mounted.current && appState.conversationId === conversationId) {
+            dispatch({ type: "earlier_loaded", appState });
+          }
+        },
+        (error: unknown) => {
+          if (wanted && mounted.current) dispatch({ type: "chat", conversationId, action: commandFailed("get_state", error) });
+        },
+      );
+    });
+    return () => {
+      wanted = false;
+      cancelAnimationFrame(frame);
+    };
+  }, [conversationId, leftOut, answering]);
+
   const sendEnabled = canSend(view);
   const stopEnabled = canStop(view);
 

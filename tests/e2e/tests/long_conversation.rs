@@ -1,0 +1,141 @@
+//! A conversation far longer than a screen, written through the app's own store before the app starts: opened
+//! from the sidebar it shows its last answer, and its first question is there when the transcript is scrolled to
+//! the top (the window opens a long transcript from its end and loads its beginning after).
+
+use desktop_host::store::{DATABASE_FILE_NAME, Store};
+use pi_test_support::openai::OpenAiServer;
+use serde_json::{Value, json};
+
+use crate::support::model_server::LaunchApp;
+
+/// Well over what the window asks for at first (`OPENED_FROM_END` in `ui/src/ipc/conversations.ts`).
+const EXCHANGES: usize = 600;
+const TITLE: &str = "Everything about my Downloads";
+/// The oldest message's time (2026-01-01); each exchange is a minute later.
+const STARTED_MS: i64 = 1_767_225_600_000;
+
+fn user(text: &str, timestamp: i64) -> Value {
+    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp})
+}
+
+fn assistant(content: Value, stop_reason: &str, timestamp: i64) -> Value {
+    json!({
+        "role": "assistant",
+        "content": content,
+        "api": "openai-completions",
+        "provider": "openai",
+        "model": "test-model",
+        "usage": {"input": 10, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 20,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": stop_reason,
+        "timestamp": timestamp,
+    })
+}
+
+/// Exchange `index`: a question and its answer, every third one with a tool call and its result in between.
+fn exchange(index: usize) -> Vec<Value> {
+    let at = STARTED_MS + i64::try_from(index).unwrap() * 60_000;
+    let question = if index == 0 {
+        format!("{TITLE}: question 0")
+    } else {
+        format!("Question {index}")
+    };
+    let answer = assistant(
+        json!([{"type": "text", "text": format!("Answer {index}")}]),
+        "stop",
+        at,
+    );
+    if index % 3 != 2 {
+        return vec![user(&question, at), answer];
+    }
+    let call = format!("call_{index}");
+    vec![
+        user(&question, at),
+        assistant(
+            json!([{"type": "toolCall", "id": call, "name": "list_downloads", "arguments": {}}]),
+            "toolUse",
+            at,
+        ),
+        json!({"role": "toolResult", "toolCallId": call, "toolName": "list_downloads",
+               "content": [{"type": "text", "text": format!("report-{index}.pdf")}],
+               "isError": false, "timestamp": at}),
+        answer,
+    ]
+}
+
+/// A home with the long conversation and a short newer one, which the app shows at start.
+fn home_with_long_conversation() -> tempfile::TempDir {
+    let home = tempfile::Builder::new()
+        .prefix("pi-desktop-e2e-home-")
+        .tempdir()
+        .unwrap();
+    let data = home.path().join(".local/share/dev.pi.desktop");
+    std::fs::create_dir_all(&data).unwrap();
+    let store = Store::open(&data.join(DATABASE_FILE_NAME)).unwrap().store;
+    let long = store.create_conversation(Some("test-model")).unwrap();
+    for message in (0..EXCHANGES).flat_map(exchange) {
+        store.append_message(&long.id, &message).unwrap();
+    }
+    let short = store.create_conversation(Some("test-model")).unwrap();
+    store
+        .append_message(&short.id, &user("Anything new?", STARTED_MS))
+        .unwrap();
+    home
+}
+
+/// Scrolls the transcript to its top once a frame until a user message holds `text` (true) or 20 s passed
+/// (false): rows far from the view are not in the page, and the beginning may arrive while it scrolls.
+const SCROLL_TO_TOP_UNTIL: &str = r#"
+const [text, done] = [arguments[0], arguments[arguments.length - 1]];
+const list = document.querySelector('[data-testid="message-list"]');
+const deadline = performance.now() + 20000;
+const step = () => {
+  list.scrollTop = 0;
+  const found = [...document.querySelectorAll('[data-testid="message-user"]')]
+    .some((element) => element.textContent.includes(text));
+  if (found || performance.now() > deadline) done(found);
+  else requestAnimationFrame(step);
+};
+step();
+"#;
+
+#[tokio::test]
+async fn a_long_conversation_opens_at_its_end_and_keeps_all_of_its_beginning() {
+    let server = OpenAiServer::start(vec![]).await.unwrap();
+    let app = server.launch_app_in(home_with_long_conversation()).await;
+
+    app.wait_for_xpath(&format!(
+        r#"//*[@data-testid="conversation-item"][contains(., "{TITLE}")]//*[@data-testid="conversation-open"]"#
+    ))
+    .await
+    .unwrap()
+    .click()
+    .await
+    .unwrap();
+    let last = EXCHANGES - 1;
+    app.wait_for_xpath(&format!(
+        r#"//*[@data-testid="message-assistant"][contains(., "Answer {last}")]"#
+    ))
+    .await
+    .unwrap();
+    app.screenshot("long-conversation-end").await.unwrap();
+
+    let found = app
+        .client()
+        .execute_async(
+            SCROLL_TO_TOP_UNTIL,
+            vec![Value::from(format!("{TITLE}: question 0"))],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        found,
+        json!(true),
+        "the first question is at the transcript's top"
+    );
+    app.wait_for_xpath(r#"//*[@data-testid="message-assistant"][contains(., "Answer 0")]"#)
+        .await
+        .unwrap();
+    app.screenshot("long-conversation-beginning").await.unwrap();
+    app.close().await.unwrap();
+}
