@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use pi_agent::AgentMessage;
 use rusqlite::params;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::branches::Tree;
@@ -62,13 +63,20 @@ impl Transcript {
     pub fn agent_messages(&self) -> Result<Vec<AgentMessage>, StoreError> {
         self.entries
             .iter()
-            .filter_map(|entry| agent_json(entry).map(|message| (entry.seq, message)))
-            .map(|(seq, message)| {
-                serde_json::from_value(message).map_err(|source| StoreError::NotAnAgentMessage {
+            .filter_map(|entry| {
+                // A complete message is read where it lies: copying every message's JSON first cost as much as
+                // typing it when a long conversation is opened.
+                let typed = match entry.state {
+                    EntryState::Complete => AgentMessage::deserialize(&entry.message),
+                    EntryState::Interrupted => {
+                        as_aborted(&entry.message).map(AgentMessage::deserialize)?
+                    }
+                };
+                Some(typed.map_err(|source| StoreError::NotAnAgentMessage {
                     conversation_id: self.conversation.id.clone(),
-                    seq,
+                    seq: entry.seq,
                     source,
-                })
+                }))
             })
             .collect()
     }
