@@ -106,8 +106,7 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
       const id = action.appState.conversationId ?? "";
       const old = state.views[id];
       if (old === undefined) return state;
-      const loaded = viewFromAppState(action.appState);
-      const view: ChatState = { ...loaded, queue: old.queue, lastSeq: old.lastSeq, lastRunId: old.lastRunId };
+      const view = keepingWindowState(viewFromAppState(action.appState), old);
       return { ...state, views: { ...state.views, [id]: view }, listRevision: state.listRevision + 1 };
     }
     case "earlier_loaded": {
@@ -116,13 +115,7 @@ export function windowReducer(state: WindowState, action: WindowAction): WindowS
       if (shown === undefined || shown.leftOut === 0 || isAnswering(shown) || shown.beforeBranch !== null) return state;
       const whole = viewFromAppState(action.appState);
       if (!endsWith(whole.transcript, shown.transcript, shown.leftOut)) return state;
-      const view: ChatState = {
-        ...whole,
-        queue: shown.queue,
-        lastSeq: shown.lastSeq,
-        lastRunId: shown.lastRunId,
-        banner: shown.banner,
-      };
+      const view: ChatState = { ...keepingWindowState(whole, shown), banner: shown.banner };
       return { ...state, views: { ...state.views, [id]: view } };
     }
     case "chat": {
@@ -198,7 +191,6 @@ function nameUnnamed(state: WindowState, id: string): WindowState {
   };
 }
 
-/** A conversation with a run in progress, or one this window asked for. */
 /** Whether `whole` is the left-out beginning (`leftOut` rows) followed by `end`'s rows, id for id. */
 function endsWith(whole: readonly TranscriptItem[], end: readonly TranscriptItem[], leftOut: number): boolean {
   return (
@@ -207,6 +199,15 @@ function endsWith(whole: readonly TranscriptItem[], end: readonly TranscriptItem
   );
 }
 
+/**
+ * `loaded`, a view rebuilt from the host's transcript, with what only the window knows of `old`: its queue and
+ * the envelopes applied.
+ */
+function keepingWindowState(loaded: ChatState, old: ChatState): ChatState {
+  return { ...loaded, queue: old.queue, lastSeq: old.lastSeq, lastRunId: old.lastRunId };
+}
+
+/** A conversation with a run in progress, or one this window asked for. */
 export function isAnswering(view: ChatState): boolean {
   return view.runId !== null || view.runStatus !== "idle" || view.submitting;
 }
