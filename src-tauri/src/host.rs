@@ -12,8 +12,9 @@ use desktop_host::conversations::{
     Conversations, ConversationsError, ConversationsOptions, SessionOptionsFactory,
 };
 use desktop_host::mcp::McpServers;
-use desktop_host::session::{SessionOptions, SessionState};
+use desktop_host::session::{DesktopSession, SessionOptions, SessionState};
 use desktop_host::settings::SettingsService;
+use desktop_host::store::ConversationId;
 use serde::Serialize;
 
 use crate::command_error::CommandError;
@@ -31,6 +32,25 @@ pub struct AppState {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub conversation_id: Option<String>,
+}
+
+impl AppState {
+    /// The state of conversation `id`, whose session is `session`; with `tail`, a transcript longer than that many
+    /// messages comes from its end ([`SessionState::from_end`]).
+    pub(crate) fn of(
+        session: &DesktopSession,
+        id: &ConversationId,
+        tail: Option<usize>,
+    ) -> AppState {
+        let state = session.get_state();
+        AppState {
+            session: match tail {
+                Some(keep) => state.from_end(keep),
+                None => state,
+            },
+            conversation_id: Some(id.to_string()),
+        }
+    }
 }
 
 /// Sessions as the real app makes them: from the settings resolved anew each time with the process environment,

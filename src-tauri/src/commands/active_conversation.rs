@@ -15,14 +15,7 @@ pub(crate) async fn get_state(
     tail: Option<usize>,
 ) -> Result<AppState, CommandError> {
     let active = conversations.active().await.map_err(to_command_error)?;
-    let state = active.session.get_state();
-    Ok(AppState {
-        session: match tail {
-            Some(keep) => state.from_end(keep),
-            None => state,
-        },
-        conversation_id: Some(active.id.to_string()),
-    })
+    Ok(AppState::of(&active.session, &active.id, tail))
 }
 
 /// Makes an empty conversation active. A conversation that streams goes on in the background; an empty idle
@@ -35,8 +28,5 @@ pub(crate) async fn new_conversation(
         .new_conversation()
         .await
         .map_err(to_command_error)?;
-    Ok(AppState {
-        session: opened.session.get_state(),
-        conversation_id: Some(opened.id.to_string()),
-    })
+    Ok(AppState::of(&opened.session, &opened.id, None))
 }

@@ -63,14 +63,7 @@ pub(crate) async fn open_conversation(
         .open_conversation(&ConversationId::from(conversation_id))
         .await
         .map_err(to_command_error)?;
-    let state = opened.session.get_state();
-    Ok(AppState {
-        session: match tail {
-            Some(keep) => state.from_end(keep),
-            None => state,
-        },
-        conversation_id: Some(opened.id.to_string()),
-    })
+    Ok(AppState::of(&opened.session, &opened.id, tail))
 }
 
 /// Renames a conversation; returns it as listed.

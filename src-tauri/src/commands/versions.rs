@@ -64,7 +64,7 @@ pub(crate) async fn show_version(
 ) -> Result<AppState, CommandError> {
     let session = opened(&conversations, &conversation_id).await?;
     session.show_adjacent_version(seq, step)?;
-    Ok(state_of(&session, &conversation_id))
+    Ok(AppState::of(&session, &conversation_id, None))
 }
 
 /// Deletes the user message `seq` and its answer; `restore_messages` brings them back until `undoUntil`.
@@ -78,7 +78,7 @@ pub(crate) async fn delete_message_pair(
     let deleted = session.delete_message_pair(seq)?;
     Ok(MessagePairDeleted {
         deleted,
-        state: state_of(&session, &conversation_id),
+        state: AppState::of(&session, &conversation_id, None),
     })
 }
 
@@ -91,7 +91,7 @@ pub(crate) async fn restore_messages(
 ) -> Result<AppState, CommandError> {
     let session = opened(&conversations, &conversation_id).await?;
     session.restore_messages(&seqs)?;
-    Ok(state_of(&session, &conversation_id))
+    Ok(AppState::of(&session, &conversation_id, None))
 }
 
 /// Continues the last answer, which stopped at the output length limit; returns once the run is accepted.
@@ -114,11 +114,4 @@ async fn opened(
         .await
         .map(|opened| opened.session)
         .map_err(to_command_error)
-}
-
-fn state_of(session: &DesktopSession, conversation_id: &ConversationId) -> AppState {
-    AppState {
-        session: session.get_state(),
-        conversation_id: Some(conversation_id.to_string()),
-    }
 }
