@@ -40,6 +40,9 @@ mod bench_report;
 #[path = "../tests/support/page_poll.rs"]
 mod page_poll;
 
+#[path = "../tests/support/stored_messages.rs"]
+mod stored_messages;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,6 +56,7 @@ use app_processes::{app_process, app_pss_kib, uptime_seconds};
 use bench_report::{Stats, load_average, mib};
 use model_server::LaunchApp;
 use page_poll::poll;
+use stored_messages::{assistant, tool_result, user};
 
 /// How long memory is left to settle before it is read.
 const SETTLE: Duration = Duration::from_secs(5);
@@ -245,24 +249,6 @@ impl Words {
     }
 }
 
-fn user(text: String, timestamp: i64) -> Value {
-    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp})
-}
-
-fn assistant(content: Value, stop_reason: &str, timestamp: i64) -> Value {
-    json!({
-        "role": "assistant",
-        "content": content,
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "test-model",
-        "usage": {"input": 120, "output": 80, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 200,
-                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": stop_reason,
-        "timestamp": timestamp,
-    })
-}
-
 /// Ten messages: three plain exchanges and one with a tool call and its result (`serial` numbers its call); with
 /// `rare`, the first question ends with the rare word (the rare phrase in Chinese).
 fn ten_messages(
@@ -287,7 +273,7 @@ fn ten_messages(
         if rare && exchange == 0 {
             question.push_str(if chinese { RARE_PHRASE } else { RARE_WORD });
         }
-        messages.push(user(question, timestamp));
+        messages.push(user(&question, timestamp));
         if exchange == 3 {
             let call_id = format!("call_{serial}");
             let folder = words.pick(WORDS);
@@ -297,12 +283,15 @@ fn ten_messages(
                 "toolUse",
                 timestamp,
             ));
-            messages.push(json!({
-                "role": "toolResult", "toolCallId": call_id, "toolName": "list_files",
-                "content": [{"type": "text", "text": format!(
-                    "{}-{}.pdf\n{}-{}.txt\n{}.jpg", words.pick(WORDS), words.next(), words.pick(WORDS),
-                    words.next(), words.pick(WORDS))}],
-                "isError": false, "timestamp": timestamp}));
+            let listing = format!(
+                "{}-{}.pdf\n{}-{}.txt\n{}.jpg",
+                words.pick(WORDS),
+                words.next(),
+                words.pick(WORDS),
+                words.next(),
+                words.pick(WORDS)
+            );
+            messages.push(tool_result(&call_id, "list_files", &listing, timestamp));
         }
         messages.push(assistant(
             json!([{"type": "text", "text": answer}]),

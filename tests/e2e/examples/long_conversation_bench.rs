@@ -34,6 +34,9 @@ mod bench_report;
 #[path = "../tests/support/page_poll.rs"]
 mod page_poll;
 
+#[path = "../tests/support/stored_messages.rs"]
+mod stored_messages;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -45,6 +48,7 @@ use app_processes::app_pss_kib;
 use bench_report::{Stats, load_average, mib};
 use model_server::LaunchApp;
 use page_poll::poll;
+use stored_messages::{assistant, tool_result, user};
 
 /// The long conversation's title comes from its first question, which starts with this.
 const TITLE: &str = "A year of questions";
@@ -83,27 +87,13 @@ fn parse_options() -> Options {
     options
 }
 
-fn user(index: usize, timestamp: i64) -> Value {
+fn question(index: usize, timestamp: i64) -> Value {
     let text = if index == 0 {
         format!("{TITLE}, the first: what is in my Downloads?")
     } else {
         format!("Question {index}: what changed in my Downloads since the last one?")
     };
-    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp})
-}
-
-fn assistant(content: Value, stop_reason: &str, timestamp: i64) -> Value {
-    json!({
-        "role": "assistant",
-        "content": content,
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "test-model",
-        "usage": {"input": 120, "output": 80, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 200,
-                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": stop_reason,
-        "timestamp": timestamp,
-    })
+    user(&text, timestamp)
 }
 
 fn answer_text(index: usize) -> String {
@@ -123,21 +113,23 @@ fn exchange(index: usize, timestamp: i64) -> Vec<Value> {
         timestamp,
     );
     if index % 4 != 3 {
-        return vec![user(index, timestamp), answer];
+        return vec![question(index, timestamp), answer];
     }
     let call_id = format!("call_{index}");
     vec![
-        user(index, timestamp),
+        question(index, timestamp),
         assistant(
             json!([{"type": "toolCall", "id": call_id, "name": "list_files",
                     "arguments": {"folder": "Downloads"}}]),
             "toolUse",
             timestamp,
         ),
-        json!({"role": "toolResult", "toolCallId": call_id, "toolName": "list_files",
-               "content": [{"type": "text",
-                            "text": format!("report-{index}.pdf\nnotes-{index}.txt\nphoto-{index}.jpg")}],
-               "isError": false, "timestamp": timestamp}),
+        tool_result(
+            &call_id,
+            "list_files",
+            &format!("report-{index}.pdf\nnotes-{index}.txt\nphoto-{index}.jpg"),
+            timestamp,
+        ),
         answer,
     ]
 }
@@ -165,7 +157,9 @@ fn seed(home: &Path, messages: usize) -> (String, String, usize) {
         index += 1;
     }
     let short = store.create_conversation(Some("test-model")).unwrap();
-    store.append_message(&short.id, &user(1, started)).unwrap();
+    store
+        .append_message(&short.id, &question(1, started))
+        .unwrap();
     store
         .append_message(
             &short.id,

@@ -7,30 +7,13 @@ use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
 use crate::support::model_server::LaunchApp;
+use crate::support::stored_messages::{assistant, tool_result, user};
 
 /// Well over what the window asks for at first (`OPENED_FROM_END` in `ui/src/ipc/conversations.ts`).
 const EXCHANGES: usize = 600;
 const TITLE: &str = "Everything about my Downloads";
 /// The oldest message's time (2026-01-01); each exchange is a minute later.
 const STARTED_MS: i64 = 1_767_225_600_000;
-
-fn user(text: &str, timestamp: i64) -> Value {
-    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp})
-}
-
-fn assistant(content: Value, stop_reason: &str, timestamp: i64) -> Value {
-    json!({
-        "role": "assistant",
-        "content": content,
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "test-model",
-        "usage": {"input": 10, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 20,
-                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": stop_reason,
-        "timestamp": timestamp,
-    })
-}
 
 /// Exchange `index`: a question and its answer, every third one with a tool call and its result in between.
 fn exchange(index: usize) -> Vec<Value> {
@@ -56,9 +39,7 @@ fn exchange(index: usize) -> Vec<Value> {
             "toolUse",
             at,
         ),
-        json!({"role": "toolResult", "toolCallId": call, "toolName": "list_downloads",
-               "content": [{"type": "text", "text": format!("report-{index}.pdf")}],
-               "isError": false, "timestamp": at}),
+        tool_result(&call, "list_downloads", &format!("report-{index}.pdf"), at),
         answer,
     ]
 }
