@@ -40,14 +40,14 @@ mod bench_report;
 #[path = "../tests/support/page_poll.rs"]
 mod page_poll;
 
-#[path = "../tests/support/stored_messages.rs"]
-mod stored_messages;
+#[path = "../tests/support/stored_history.rs"]
+mod stored_history;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use desktop_host::store::{DATABASE_FILE_NAME, ManualClock, Store};
+use desktop_host::store::{ManualClock, Store};
 use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
@@ -56,7 +56,7 @@ use app_processes::{app_process, app_pss_kib, uptime_seconds};
 use bench_report::{Stats, load_average, mib};
 use model_server::LaunchApp;
 use page_poll::poll;
-use stored_messages::{assistant, tool_result, user};
+use stored_history::{assistant, database_in, tool_result, user};
 
 /// How long memory is left to settle before it is read.
 const SETTLE: Duration = Duration::from_secs(5);
@@ -516,13 +516,8 @@ async fn main() {
     let mut per_query: Vec<Vec<f64>> = vec![Vec::new(); QUERIES.len()];
     let mut page_hits = vec![0; QUERIES.len()];
     for run in 1..=options.runs {
-        let home = tempfile::Builder::new()
-            .prefix("pi-desktop-e2e-home-")
-            .tempdir()
-            .unwrap();
-        let data = home.path().join(".local/share/dev.pi.desktop");
-        std::fs::create_dir_all(&data).unwrap();
-        let database = data.join(DATABASE_FILE_NAME);
+        let home = pi_desktop_e2e::new_home().unwrap();
+        let database = database_in(home.path());
         std::fs::copy(&template, &database).unwrap();
         // No request is made: the server only gives the app a usable model.
         let server = OpenAiServer::start(vec![]).await.unwrap();

@@ -34,13 +34,13 @@ mod bench_report;
 #[path = "../tests/support/page_poll.rs"]
 mod page_poll;
 
-#[path = "../tests/support/stored_messages.rs"]
-mod stored_messages;
+#[path = "../tests/support/stored_history.rs"]
+mod stored_history;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use desktop_host::store::{DATABASE_FILE_NAME, Store};
+use desktop_host::store::Store;
 use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
@@ -48,7 +48,7 @@ use app_processes::app_pss_kib;
 use bench_report::{Stats, load_average, mib};
 use model_server::LaunchApp;
 use page_poll::poll;
-use stored_messages::{assistant, tool_result, user};
+use stored_history::{assistant, database_in, tool_result, user};
 
 /// The long conversation's title comes from its first question, which starts with this.
 const TITLE: &str = "A year of questions";
@@ -137,9 +137,7 @@ fn exchange(index: usize, timestamp: i64) -> Vec<Value> {
 /// Writes the long conversation, then a short newer one, into the database the app opens from `home`; returns
 /// the markers of the long one's last question and last answer, and how many tool calls it holds.
 fn seed(home: &Path, messages: usize) -> (String, String, usize) {
-    let data = home.join(".local/share/dev.pi.desktop");
-    std::fs::create_dir_all(&data).unwrap();
-    let store = Store::open(&data.join(DATABASE_FILE_NAME)).unwrap().store;
+    let store = Store::open(&database_in(home)).unwrap().store;
     let long = store.create_conversation(Some("test-model")).unwrap();
     let started = 1_767_225_600_000_i64;
     let (mut written, mut index, mut tools) = (0, 0, 0);
@@ -242,10 +240,7 @@ async fn main() {
         "run  seed_s  tools  question_ms  open_ms  frames  frame_p50_ms  frame_p95_ms  frame_max_ms  over_17ms  idle_pss_mib  open_pss_mib  load"
     );
     for run in 1..=options.runs {
-        let home = tempfile::Builder::new()
-            .prefix("pi-desktop-e2e-home-")
-            .tempdir()
-            .unwrap();
+        let home = pi_desktop_e2e::new_home().unwrap();
         let seeding = Instant::now();
         let (question, marker, tools) = seed(home.path(), options.messages);
         let seed_s = seeding.elapsed().as_secs_f64();

@@ -79,11 +79,7 @@ pub struct AppUnderTest {
 impl AppUnderTest {
     /// Starts tauri-driver and the app, and opens a session on the app's main window.
     pub async fn launch(options: LaunchOptions) -> Result<Self, E2eError> {
-        let home = tempfile::Builder::new()
-            .prefix("pi-desktop-e2e-home-")
-            .tempdir()
-            .map_err(E2eError::io("cannot create a home folder for the app"))?;
-        Self::launch_in(home, options).await
+        Self::launch_in(new_home()?, options).await
     }
 
     /// Like [`AppUnderTest::launch`], but in an existing home, for example the one [`AppUnderTest::kill`]
@@ -358,6 +354,15 @@ async fn wait_until_gone(pid: i32) -> Result<(), E2eError> {
 }
 
 /// Environment that points every per-user folder of the app into `home`.
+/// An empty home folder for one launch of the app, removed when dropped; a test fills it first (settings, a
+/// store) when the app must start with something, then passes it to [`AppUnderTest::launch_in`].
+pub fn new_home() -> Result<TempDir, E2eError> {
+    tempfile::Builder::new()
+        .prefix("pi-desktop-e2e-home-")
+        .tempdir()
+        .map_err(E2eError::io("cannot create a home folder for the app"))
+}
+
 fn isolated_home_envs(home: &Path) -> Vec<(String, String)> {
     let folder = |name: &str| home.join(name).display().to_string();
     vec![

@@ -25,5 +25,5 @@ mod driver;
 mod error;
 mod process;
 
-pub use app::{AppUnderTest, LaunchOptions, LaunchTimings};
+pub use app::{AppUnderTest, LaunchOptions, LaunchTimings, new_home};
 pub use error::E2eError;

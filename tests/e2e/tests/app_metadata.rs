@@ -106,10 +106,7 @@ async fn the_window_reopens_with_the_size_and_position_it_had_when_the_app_quit(
 
 #[tokio::test]
 async fn a_saved_position_off_every_monitor_and_a_tiny_size_reopen_on_screen_at_the_minimum_size() {
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
+    let home = pi_desktop_e2e::new_home().unwrap();
     let state_file = window_state_file(home.path());
     std::fs::create_dir_all(state_file.parent().unwrap()).unwrap();
     // As if saved on a large monitor right of this one, which is now unplugged, and shrunk below the minimum.

@@ -246,10 +246,7 @@ async fn hostile_markup_from_the_model_renders_inert() {
 /// A home whose default handler of http and https URLs (the freedesktop way `xdg-open` reads it, which the
 /// opener runs on Linux) is a script that appends each URL it gets to `opened-urls.txt` in the home.
 fn home_with_recording_browser() -> tempfile::TempDir {
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
+    let home = pi_desktop_e2e::new_home().unwrap();
     let applications = home.path().join(".local/share/applications");
     std::fs::create_dir_all(&applications).unwrap();
     std::fs::create_dir_all(home.path().join(".config")).unwrap();

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use desktop_host::store::{DATABASE_FILE_NAME, ManualClock, Store};
+use desktop_host::store::{ManualClock, Store};
 use pi_test_support::openai::OpenAiServer;
 use serde_json::json;
 
 use crate::support::model_server::LaunchApp;
+use crate::support::stored_history::database_in;
 
 /// More conversations than the sidebar asks for at first (`LIST_PAGE_SIZE` in `ui/src/features/sidebar/Sidebar.tsx`).
 const CONVERSATIONS: usize = 230;
@@ -18,14 +19,9 @@ const OLDEST_MS: i64 = 1_767_225_600_000;
 
 /// A home whose store holds `CONVERSATIONS` conversations titled "Topic 1" (the oldest) to "Topic 230".
 fn home_with_history() -> tempfile::TempDir {
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
-    let data = home.path().join(".local/share/dev.pi.desktop");
-    std::fs::create_dir_all(&data).unwrap();
+    let home = pi_desktop_e2e::new_home().unwrap();
     let clock = ManualClock::new(OLDEST_MS);
-    let store = Store::open_with_clock(&data.join(DATABASE_FILE_NAME), Arc::new(clock.clone()))
+    let store = Store::open_with_clock(&database_in(home.path()), Arc::new(clock.clone()))
         .unwrap()
         .store;
     for number in 1..=CONVERSATIONS {

@@ -2,12 +2,12 @@
 //! from the sidebar it shows its last answer, and its first question is there when the transcript is scrolled to
 //! the top (the window opens a long transcript from its end and loads its beginning after).
 
-use desktop_host::store::{DATABASE_FILE_NAME, Store};
+use desktop_host::store::Store;
 use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
 
 use crate::support::model_server::LaunchApp;
-use crate::support::stored_messages::{assistant, tool_result, user};
+use crate::support::stored_history::{assistant, database_in, tool_result, user};
 
 /// Well over what the window asks for at first (`OPENED_FROM_END` in `ui/src/ipc/conversations.ts`).
 const EXCHANGES: usize = 600;
@@ -46,13 +46,8 @@ fn exchange(index: usize) -> Vec<Value> {
 
 /// A home with the long conversation and a short newer one, which the app shows at start.
 fn home_with_long_conversation() -> tempfile::TempDir {
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
-    let data = home.path().join(".local/share/dev.pi.desktop");
-    std::fs::create_dir_all(&data).unwrap();
-    let store = Store::open(&data.join(DATABASE_FILE_NAME)).unwrap().store;
+    let home = pi_desktop_e2e::new_home().unwrap();
+    let store = Store::open(&database_in(home.path())).unwrap().store;
     let long = store.create_conversation(Some("test-model")).unwrap();
     for message in (0..EXCHANGES).flat_map(exchange) {
         store.append_message(&long.id, &message).unwrap();

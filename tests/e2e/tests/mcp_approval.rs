@@ -13,10 +13,7 @@ use crate::support::model_server::LaunchApp;
 
 /// A home whose `mcp.json` names the reference server, started with this machine's node.
 fn home_with_the_reference_server() -> tempfile::TempDir {
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
+    let home = pi_desktop_e2e::new_home().unwrap();
     ReferenceServer::find()
         .and_then(|server| server.write_mcp_json(&home.path().join(".config/pi-desktop")))
         .unwrap_or_else(|error| panic!("{error}"));

@@ -211,10 +211,7 @@ async fn a_server_added_in_the_settings_becomes_ready_a_tool_turned_off_is_kept_
 async fn quitting_the_app_ends_a_running_servers_processes() {
     let reference = reference_server();
     let folder = working_folder();
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
+    let home = pi_desktop_e2e::new_home().unwrap();
     let config = home.path().join(".config/pi-desktop");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(

@@ -27,10 +27,7 @@ fn answer_containing(state: &str, text: &str) -> String {
 
 /// The app in English (its notifications too), on `bus`, pointed at `server`.
 async fn launch_on_bus(server: &OpenAiServer, bus: &SessionBus) -> AppUnderTest {
-    let home = tempfile::Builder::new()
-        .prefix("pi-desktop-e2e-home-")
-        .tempdir()
-        .unwrap();
+    let home = pi_desktop_e2e::new_home().unwrap();
     let config = home.path().join(".config/pi-desktop");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(config.join("settings.json"), r#"{"language":"en"}"#).unwrap();

@@ -7,4 +7,4 @@ pub(crate) mod model_server;
 pub(crate) mod notification_server;
 pub(crate) mod session_bus;
 pub(crate) mod stop;
-pub(crate) mod stored_messages;
+pub(crate) mod stored_history;

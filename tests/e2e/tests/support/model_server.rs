@@ -56,10 +56,7 @@ impl LaunchApp for OpenAiServer {
     }
 
     async fn launch_app_with_settings(&self, settings: &str) -> AppUnderTest {
-        let home = tempfile::Builder::new()
-            .prefix("pi-desktop-e2e-home-")
-            .tempdir()
-            .unwrap();
+        let home = pi_desktop_e2e::new_home().unwrap();
         let config = home.path().join(".config/pi-desktop");
         std::fs::create_dir_all(&config).unwrap();
         std::fs::write(config.join("settings.json"), settings).unwrap();

@@ -1,7 +1,18 @@
-//! pi's JSON of the messages that tests and benchmarks write through the app's own store before the app starts:
-//! a question, an answer of the loopback model (text or a tool call), and a tool's result.
+//! What tests and benchmarks write through the app's own store before the app starts: where its database lies in
+//! a home, and pi's JSON of the messages (a question, an answer of the loopback model, a tool's result).
 
+use std::path::{Path, PathBuf};
+
+use desktop_host::store::DATABASE_FILE_NAME;
 use serde_json::{Value, json};
+
+/// The path of the app's database in `home` (as the app sees it there: its data folder under
+/// `$XDG_DATA_HOME`), with the folders above it made.
+pub(crate) fn database_in(home: &Path) -> PathBuf {
+    let data = home.join(".local/share/dev.pi.desktop");
+    std::fs::create_dir_all(&data).expect("the app's data folder can be made in the home");
+    data.join(DATABASE_FILE_NAME)
+}
 
 /// A user message of one text block.
 pub(crate) fn user(text: &str, timestamp: i64) -> Value {
