@@ -42,11 +42,10 @@ impl AppState {
         id: &ConversationId,
         tail: Option<usize>,
     ) -> AppState {
-        let state = session.get_state();
         AppState {
             session: match tail {
-                Some(keep) => state.from_end(keep),
-                None => state,
+                Some(keep) => session.get_state_from_end(keep),
+                None => session.get_state(),
             },
             conversation_id: Some(id.to_string()),
         }

@@ -706,6 +706,11 @@ fn a_tail_gives_a_long_transcript_from_its_end_and_says_what_it_left_out() {
         json!(whole["messages"].as_array().unwrap()[2..])
     );
     assert_eq!(end["leftOut"], json!({"messages": 2, "shown": 2}));
+    assert_eq!(
+        end["versions"],
+        json!(whole["versions"].as_array().unwrap()[2..]),
+        "the versions of the kept messages alone"
+    );
     let opened = call(
         &main_window,
         "open_conversation",
@@ -714,8 +719,10 @@ fn a_tail_gives_a_long_transcript_from_its_end_and_says_what_it_left_out() {
     .unwrap();
     assert_eq!(opened["messages"], end["messages"]);
     assert_eq!(opened["leftOut"], end["leftOut"]);
+    assert_eq!(opened["versions"], end["versions"]);
     let short_enough = call(&main_window, "get_state", json!({"tail": 4})).unwrap();
     assert_eq!(short_enough["messages"], whole["messages"]);
+    assert_eq!(short_enough["versions"], whole["versions"]);
     assert!(short_enough.get("leftOut").is_none(), "{short_enough}");
 }
 

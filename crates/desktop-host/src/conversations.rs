@@ -307,7 +307,7 @@ impl Conversations {
     pub async fn new_conversation(&self) -> Result<OpenConversation, ConversationsError> {
         let reusable = |open: &OpenSessions| {
             open.active_conversation().filter(|active| {
-                let state = active.session.get_state();
+                let state = active.session.state_without_versions();
                 state.messages.is_empty() && !state.is_streaming
             })
         };

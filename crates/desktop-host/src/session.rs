@@ -73,6 +73,7 @@ use crate::diagnostics::Diagnostics;
 use crate::mcp::McpServers;
 use crate::model_registry::{ModelSetupError, model_for, models_reporting_retries};
 use crate::session::session_queue::SessionQueue;
+use crate::session::transcript_end::shows_as_row;
 use crate::settings::ResolvedSettings;
 use crate::store::{ConversationRecorder, MessageVersion, StoreError};
 use crate::wire::{
@@ -624,6 +625,36 @@ impl DesktopSession {
 
     /// The current state, for the UI.
     pub fn get_state(&self) -> SessionState {
+        let mut state = self.state_without_versions();
+        state.versions = self
+            .inner
+            .recorder
+            .is_some()
+            .then(|| self.message_versions());
+        state
+    }
+
+    /// The current state with only the end of a transcript longer than `keep` messages
+    /// ([`SessionState::from_end`]): the store is asked for the versions of the kept messages alone, so opening
+    /// a long conversation does not read every message's version.
+    pub fn get_state_from_end(&self, keep: usize) -> SessionState {
+        let mut state = self.state_without_versions().from_end(keep);
+        if self.inner.recorder.is_some() {
+            let rows = state
+                .messages
+                .iter()
+                .filter(|message| shows_as_row(message))
+                .count();
+            state.versions = Some(self.last_message_versions(rows));
+            if state.left_out.is_some() {
+                state.keep_versions_of_own_messages();
+            }
+        }
+        state
+    }
+
+    /// The current state without the versions (which a recorded session reads from the store).
+    pub(crate) fn state_without_versions(&self) -> SessionState {
         let state = self.inner.agent.state();
         SessionState {
             is_streaming: state.is_streaming,
@@ -632,11 +663,7 @@ impl DesktopSession {
             messages: state.messages,
             model: model_summary(&state.model),
             thinking_level: state.thinking_level,
-            versions: self
-                .inner
-                .recorder
-                .is_some()
-                .then(|| self.message_versions()),
+            versions: None,
             left_out: None,
         }
     }

@@ -51,7 +51,7 @@ pub(super) fn keeping_own_model(
     settings: &ResolvedSettings,
 ) -> ResolvedSettings {
     let mut own = settings.clone();
-    let same_provider = session.get_state().model.provider == settings.provider;
+    let same_provider = session.state_without_versions().model.provider == settings.provider;
     let stored = store
         .conversation(id)
         .ok()

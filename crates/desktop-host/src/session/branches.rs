@@ -140,13 +140,21 @@ impl DesktopSession {
 
     /// The versions of the shown branch's messages; empty without a recorder or when the store cannot say.
     pub fn message_versions(&self) -> Vec<MessageVersion> {
+        self.last_message_versions(usize::MAX)
+    }
+
+    /// The versions of the shown branch's last `count` user and assistant messages; empty without a recorder
+    /// or when the store cannot say.
+    pub(super) fn last_message_versions(&self, count: usize) -> Vec<MessageVersion> {
         let Ok((store, id)) = self.recorded() else {
             return Vec::new();
         };
-        store.message_versions(&id).unwrap_or_else(|error| {
-            tracing::warn!(target: "desktop_host::session", %error, "reading the versions failed");
-            Vec::new()
-        })
+        store
+            .last_message_versions(&id, count)
+            .unwrap_or_else(|error| {
+                tracing::warn!(target: "desktop_host::session", %error, "reading the versions failed");
+                Vec::new()
+            })
     }
 
     fn take_branch_gate(&self) -> Result<OwnedMutexGuard<()>, SessionError> {

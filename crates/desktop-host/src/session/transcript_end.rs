@@ -34,9 +34,24 @@ impl SessionState {
         let shown = self
             .messages
             .iter()
-            .filter(|message| matches!(message, AgentMessage::User(_) | AgentMessage::Assistant(_)))
+            .filter(|message| shows_as_row(message))
             .count();
-        let timestamps: HashSet<i64> = kept.iter().filter_map(AgentMessage::timestamp).collect();
+        self.left_out = Some(LeftOut {
+            messages: u32::try_from(start).unwrap_or(u32::MAX),
+            shown: u32::try_from(shown).unwrap_or(u32::MAX),
+        });
+        self.messages = kept;
+        self.keep_versions_of_own_messages();
+        self
+    }
+
+    /// Leaves out the versions of messages the state does not hold, matched by timestamp as the window does.
+    pub(super) fn keep_versions_of_own_messages(&mut self) {
+        let timestamps: HashSet<i64> = self
+            .messages
+            .iter()
+            .filter_map(AgentMessage::timestamp)
+            .collect();
         if let Some(versions) = &mut self.versions {
             versions.retain(|version| {
                 version
@@ -44,13 +59,13 @@ impl SessionState {
                     .is_some_and(|timestamp| timestamps.contains(&timestamp))
             });
         }
-        self.left_out = Some(LeftOut {
-            messages: u32::try_from(start).unwrap_or(u32::MAX),
-            shown: u32::try_from(shown).unwrap_or(u32::MAX),
-        });
-        self.messages = kept;
-        self
     }
+}
+
+/// Whether the window shows `message` as a row of its own (user and assistant messages; a tool's result is shown
+/// in its call's card).
+pub(super) fn shows_as_row(message: &AgentMessage) -> bool {
+    matches!(message, AgentMessage::User(_) | AgentMessage::Assistant(_))
 }
 
 /// Where the kept end starts, when something is left out.

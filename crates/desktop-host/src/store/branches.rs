@@ -64,7 +64,6 @@ pub(super) struct TreeNode {
     pub(super) parent: Option<i64>,
     pub(super) role: String,
     pub(super) deleted: bool,
-    pub(super) timestamp: Option<i64>,
 }
 
 /// A conversation's message tree and its head.
@@ -92,8 +91,9 @@ impl Tree {
             )
             .optional()?
             .flatten();
+        // The bodies are not read: a tree of thousands of messages is loaded on every open and branch change.
         let mut statement = connection.prepare(
-            "SELECT seq, parent_seq, role, deleted_at IS NOT NULL, json_extract(body, '$.timestamp')
+            "SELECT seq, parent_seq, role, deleted_at IS NOT NULL
              FROM messages WHERE conversation_id = ?1 ORDER BY seq",
         )?;
         let nodes = statement
@@ -103,8 +103,6 @@ impl Tree {
                     parent: row.get(1)?,
                     role: row.get(2)?,
                     deleted: row.get(3)?,
-                    // A timestamp that is not an integer is simply not one.
-                    timestamp: row.get::<_, Option<i64>>(4).ok().flatten(),
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -169,10 +167,15 @@ impl Tree {
         newest
     }
 
-    pub(super) fn version_views(&self) -> Vec<MessageVersion> {
-        self.shown()
+    /// The versions of the shown branch's last `count` user and assistant messages, without their timestamps.
+    fn version_views(&self, count: usize) -> Vec<MessageVersion> {
+        let shown: Vec<&TreeNode> = self
+            .shown()
             .into_iter()
             .filter(|node| matches!(node.role.as_str(), "user" | "assistant"))
+            .collect();
+        shown[shown.len().saturating_sub(count)..]
+            .iter()
             .map(|node| {
                 let versions = self.versions_of(node);
                 let position = versions
@@ -182,7 +185,7 @@ impl Tree {
                 MessageVersion {
                     seq: node.seq,
                     role: node.role.clone(),
-                    timestamp: node.timestamp,
+                    timestamp: None,
                     version: u32::try_from(position + 1).unwrap_or(u32::MAX),
                     versions: u32::try_from(versions.len()).unwrap_or(u32::MAX),
                 }
@@ -191,14 +194,55 @@ impl Tree {
     }
 }
 
+/// Gives `views` (ascending by seq) their messages' pi timestamps, reading only the bodies from the first on.
+fn with_timestamps(
+    connection: &rusqlite::Connection,
+    id: &ConversationId,
+    views: &mut [MessageVersion],
+) -> rusqlite::Result<()> {
+    let Some(first) = views.first().map(|view| view.seq) else {
+        return Ok(());
+    };
+    let mut statement = connection.prepare(
+        "SELECT seq, json_extract(body, '$.timestamp') FROM messages
+         WHERE conversation_id = ?1 AND seq >= ?2 AND role IN ('user', 'assistant')",
+    )?;
+    let timestamps = statement
+        .query_map(params![id.as_str(), first], |row| {
+            // A timestamp that is not an integer is simply not one.
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, Option<i64>>(1).ok().flatten(),
+            ))
+        })?
+        .collect::<rusqlite::Result<HashMap<_, _>>>()?;
+    for view in views {
+        view.timestamp = timestamps.get(&view.seq).copied().flatten();
+    }
+    Ok(())
+}
+
 impl Store {
     /// The versions of the shown branch's user and assistant messages, in order.
     pub fn message_versions(&self, id: &ConversationId) -> Result<Vec<MessageVersion>, StoreError> {
+        self.last_message_versions(id, usize::MAX)
+    }
+
+    /// The versions of the shown branch's last `count` user and assistant messages, in order: only their
+    /// bodies are read (for the timestamps), so the end of a long conversation costs what a short one does.
+    pub fn last_message_versions(
+        &self,
+        id: &ConversationId,
+        count: usize,
+    ) -> Result<Vec<MessageVersion>, StoreError> {
         self.conversation(id)?;
         self.with_connection(|connection| {
-            Tree::load(connection, id)
-                .map(|tree| tree.version_views())
-                .map_err(StoreError::sqlite("read the versions"))
+            let mut views = Tree::load(connection, id)
+                .map(|tree| tree.version_views(count))
+                .map_err(StoreError::sqlite("read the versions"))?;
+            with_timestamps(connection, id, &mut views)
+                .map_err(StoreError::sqlite("read the versions"))?;
+            Ok(views)
         })
     }
 

@@ -172,6 +172,60 @@ fn versions_and_the_shown_branch_survive_a_restart() {
 }
 
 #[test]
+fn the_last_versions_are_the_shown_branch_s_end_with_their_timestamps() {
+    let test_store = TestStore::new();
+    let store = &test_store.store;
+    let id = two_turns(store);
+    // A second answer to the first question, continued; then the first answer shown again.
+    store.branch_before(&id, 1).unwrap();
+    store
+        .append_message(&id, &answer("Next to the sink.", 5))
+        .unwrap();
+    store
+        .append_message(&id, &question("And the cups?", 6))
+        .unwrap();
+    store.show_adjacent_version(&id, 4, -1).unwrap();
+
+    let last = |count| {
+        store
+            .last_message_versions(&id, count)
+            .unwrap()
+            .into_iter()
+            .map(|version| {
+                (
+                    version.seq,
+                    version.timestamp,
+                    version.version,
+                    version.versions,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+
+    assert_eq!(last(2), vec![(2, Some(3), 1, 1), (3, Some(4), 1, 1)]);
+    assert_eq!(
+        last(3),
+        vec![(1, Some(2), 1, 2), (2, Some(3), 1, 1), (3, Some(4), 1, 1)]
+    );
+    assert_eq!(last(0), Vec::new());
+    assert_eq!(
+        last(usize::MAX),
+        store
+            .message_versions(&id)
+            .unwrap()
+            .into_iter()
+            .map(|version| (
+                version.seq,
+                version.timestamp,
+                version.version,
+                version.versions
+            ))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(last(9).len(), 4, "the shown branch has four messages");
+}
+
+#[test]
 fn search_finds_every_version_and_branch_but_not_a_deleted_pair() {
     let test_store = TestStore::new();
     let store = &test_store.store;
