@@ -99,12 +99,16 @@ function schedule(): void {
   setTimeout(pump, 0);
 }
 
-/** One slice: renders the views that are behind their text and sends what each may receive. */
+/**
+ * One slice: renders the views that are behind their text and sends what each may receive, the newest view
+ * first: a conversation opens at its end, whose rows mount top to bottom, so the newest view is the answer the
+ * user reads first; while an answer is written it is the newest view.
+ */
 function pump(): void {
   scheduled = false;
   const deadline = performance.now() + SLICE_MS;
   let behind = false;
-  for (const [view, state] of views) {
+  for (const [view, state] of [...views].reverse()) {
     if (state.doneLength === state.text.length) continue;
     if (performance.now() >= deadline) {
       behind = true;
