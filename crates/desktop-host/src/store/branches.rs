@@ -152,6 +152,19 @@ impl Tree {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Which of its live versions `node` is (from 1), and how many there are.
+    pub(super) fn place_among_versions(&self, node: &TreeNode) -> (u32, u32) {
+        let versions = self.versions_of(node);
+        let position = versions
+            .iter()
+            .position(|&seq| seq == node.seq)
+            .unwrap_or(0);
+        (
+            u32::try_from(position + 1).unwrap_or(u32::MAX),
+            u32::try_from(versions.len()).unwrap_or(u32::MAX),
+        )
+    }
+
     /// The newest live message under `seq` (itself included).
     fn newest_under(&self, seq: i64) -> i64 {
         let mut under: HashSet<i64> = HashSet::from([seq]);
@@ -177,17 +190,13 @@ impl Tree {
         shown[shown.len().saturating_sub(count)..]
             .iter()
             .map(|node| {
-                let versions = self.versions_of(node);
-                let position = versions
-                    .iter()
-                    .position(|&seq| seq == node.seq)
-                    .unwrap_or(0);
+                let (version, versions) = self.place_among_versions(node);
                 MessageVersion {
                     seq: node.seq,
                     role: node.role.clone(),
                     timestamp: None,
-                    version: u32::try_from(position + 1).unwrap_or(u32::MAX),
-                    versions: u32::try_from(versions.len()).unwrap_or(u32::MAX),
+                    version,
+                    versions,
                 }
             })
             .collect()

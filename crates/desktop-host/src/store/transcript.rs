@@ -118,16 +118,8 @@ impl Store {
                 .shown()
                 .into_iter()
                 .map(|node| {
-                    let versions = tree.versions_of(node);
-                    let position = versions
-                        .iter()
-                        .position(|&seq| seq == node.seq)
-                        .unwrap_or(0);
-                    (
-                        node.seq,
-                        u32::try_from(position + 1).unwrap_or(u32::MAX),
-                        u32::try_from(versions.len()).unwrap_or(u32::MAX),
-                    )
+                    let (version, versions) = tree.place_among_versions(node);
+                    (node.seq, version, versions)
                 })
                 .collect();
             let mut statement = connection

@@ -186,10 +186,8 @@ fn the_last_versions_are_the_shown_branch_s_end_with_their_timestamps() {
         .unwrap();
     store.show_adjacent_version(&id, 4, -1).unwrap();
 
-    let last = |count| {
-        store
-            .last_message_versions(&id, count)
-            .unwrap()
+    let places = |versions: Vec<MessageVersion>| {
+        versions
             .into_iter()
             .map(|version| {
                 (
@@ -201,6 +199,7 @@ fn the_last_versions_are_the_shown_branch_s_end_with_their_timestamps() {
             })
             .collect::<Vec<_>>()
     };
+    let last = |count| places(store.last_message_versions(&id, count).unwrap());
 
     assert_eq!(last(2), vec![(2, Some(3), 1, 1), (3, Some(4), 1, 1)]);
     assert_eq!(
@@ -210,17 +209,7 @@ fn the_last_versions_are_the_shown_branch_s_end_with_their_timestamps() {
     assert_eq!(last(0), Vec::new());
     assert_eq!(
         last(usize::MAX),
-        store
-            .message_versions(&id)
-            .unwrap()
-            .into_iter()
-            .map(|version| (
-                version.seq,
-                version.timestamp,
-                version.version,
-                version.versions
-            ))
-            .collect::<Vec<_>>()
+        places(store.message_versions(&id).unwrap())
     );
     assert_eq!(last(9).len(), 4, "the shown branch has four messages");
 }
