@@ -1,8 +1,15 @@
 //! Generates the Tauri context from `tauri.conf.json`: the symlink here to the one real file at the
 //! repository root. Reading it through the symlink keeps its relative paths (`../ui/dist`,
-//! `../icons/…`) relative to `src-tauri/`, the way the Tauri CLI reads them.
+//! `../icons/…`) relative to `src-tauri/`, the way the Tauri CLI reads them. On Linux it also builds the web
+//! process extension (`web-extension/memory.rs`), which the app embeds and writes out when it starts.
+
+use std::path::PathBuf;
+use std::process::Command;
 
 fn main() {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        build_web_extension();
+    }
     // App commands listed here need an explicit `allow-<command>` in a capability file, so the
     // window can call nothing that `capabilities/` does not name.
     let app_manifest = tauri_build::AppManifest::new().commands(&[
@@ -79,5 +86,44 @@ fn main() {
     let attributes = tauri_build::Attributes::new().app_manifest(app_manifest);
     if let Err(error) = tauri_build::try_build(attributes) {
         panic!("tauri-build failed: {error:#}");
+    }
+}
+
+/// Builds the extension, a shared object with no dependencies, with the compiler and target of this build, into
+/// `$OUT_DIR/web-extension/`.
+fn build_web_extension() {
+    const SOURCE: &str = "web-extension/memory.rs";
+    println!("cargo:rerun-if-changed={SOURCE}");
+    let (Some(rustc), Some(out_dir), Some(target)) = (
+        std::env::var_os("RUSTC"),
+        std::env::var_os("OUT_DIR"),
+        std::env::var_os("TARGET"),
+    ) else {
+        panic!("cargo sets RUSTC, OUT_DIR and TARGET for build scripts");
+    };
+    let folder = PathBuf::from(out_dir).join("web-extension");
+    if let Err(error) = std::fs::create_dir_all(&folder) {
+        panic!("cannot create {}: {error}", folder.display());
+    }
+    let status = Command::new(rustc)
+        .args(["--edition=2024", "--crate-type=cdylib", "--target"])
+        .arg(target)
+        .args([
+            "-C",
+            "panic=abort",
+            "-C",
+            "opt-level=2",
+            "-C",
+            "strip=symbols",
+        ])
+        // Every symbol resolved when it is linked: WebKit reports a module it cannot load only on stderr.
+        .args(["-C", "link-arg=-Wl,-z,defs", "-o"])
+        .arg(folder.join("libpi_desktop_web_process.so"))
+        .arg(SOURCE)
+        .status();
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => panic!("building the web process extension failed: {status}"),
+        Err(error) => panic!("cannot run rustc for the web process extension: {error}"),
     }
 }

@@ -27,6 +27,8 @@ mod termination;
 #[cfg(test)]
 mod test_window;
 mod tray;
+#[cfg(target_os = "linux")]
+mod web_process_memory;
 mod window_geometry;
 mod window_state;
 mod window_state_file;
@@ -177,6 +179,7 @@ pub fn run() -> Result<(), RunError> {
         .plugin(single_instance::plugin())
         .plugin(quick_ask::plugin())
         .setup(|app| {
+            build_main_window(app)?;
             let settings = SettingsService::from_platform();
             let stored = settings.load().unwrap_or_default();
             let language = stored.language.unwrap_or_else(|| {
@@ -261,6 +264,39 @@ pub fn run() -> Result<(), RunError> {
             commands::mcp::end_servers_at_exit(app);
         }
     });
+    Ok(())
+}
+
+/// Builds the main window as `tauri.conf.json` describes it (it leaves the creation to this function), on Linux
+/// with the web process extension that gives freed memory back after each quiet spell, when it could be written.
+fn build_main_window(app: &tauri::App) -> tauri::Result<()> {
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|window| window.label == MAIN_WINDOW)
+        .ok_or(tauri::Error::WindowNotFound)?;
+    let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), config)?;
+    #[cfg(target_os = "linux")]
+    let builder = {
+        let installed = app.path().app_cache_dir().and_then(|cache| {
+            web_process_memory::install_extension(&cache).map_err(tauri::Error::Io)
+        });
+        match installed {
+            Ok(folder) => {
+                let handle = app.handle().clone();
+                app.state::<memory_release::MemoryRelease>()
+                    .also(move || web_process_memory::ask_web_processes_to_release(&handle));
+                builder.extensions_path(folder)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the web process will keep the memory it frees: its extension cannot be written");
+                builder
+            }
+        }
+    };
+    builder.build()?;
     Ok(())
 }
 

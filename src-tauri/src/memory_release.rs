@@ -5,9 +5,10 @@
 //! app process stays resident at the burst's peak: opening a conversation of 10,000 messages left 37 MiB freed
 //! but resident (README, "A long conversation"). `malloc_trim(0)` hands every arena's free pages back. It walks
 //! and locks the arenas one by one, so it runs once the app is quiet: [`QUIET`] after the last command or
-//! envelope, on a blocking thread, once per quiet spell.
+//! envelope, on a blocking thread, once per quiet spell. The window's web process keeps what its engine frees the
+//! same way; the app asks it to give that back at the same moment (see `web_process_memory`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -15,29 +16,45 @@ use tokio::sync::Notify;
 /// How long after the last command or envelope the memory is given back.
 const QUIET: Duration = Duration::from_secs(1);
 
+/// What else gives memory back after a quiet spell (the window's web process), set once the app has a window.
+type AlsoRelease = Arc<OnceLock<Box<dyn Fn() + Send + Sync>>>;
+
 /// Notes bursts of work; the memory is given back after each quiet spell that follows one.
 #[derive(Clone)]
 pub(crate) struct MemoryRelease {
     activity: Arc<Notify>,
+    also: AlsoRelease,
 }
 
 impl MemoryRelease {
     /// Starts the task that waits for quiet spells (on Tauri's async runtime).
     pub(crate) fn start() -> Self {
         let activity = Arc::new(Notify::new());
+        let also = AlsoRelease::default();
+        let also_then = Arc::clone(&also);
         tauri::async_runtime::spawn(release_after_quiet_spells(
             Arc::clone(&activity),
             QUIET,
-            || async {
-                match tauri::async_runtime::spawn_blocking(release_free_memory).await {
-                    Ok(released) => {
-                        tracing::debug!(released, "gave freed memory back after a quiet spell");
+            move || {
+                if let Some(also) = also_then.get() {
+                    also();
+                }
+                async {
+                    match tauri::async_runtime::spawn_blocking(release_free_memory).await {
+                        Ok(released) => {
+                            tracing::debug!(released, "gave freed memory back after a quiet spell");
+                        }
+                        Err(error) => tracing::warn!(%error, "giving freed memory back failed"),
                     }
-                    Err(error) => tracing::warn!(%error, "giving freed memory back failed"),
                 }
             },
         ));
-        Self { activity }
+        Self { activity, also }
+    }
+
+    /// Has `release` run after each quiet spell too (the first call counts; later ones are ignored).
+    pub(crate) fn also(&self, release: impl Fn() + Send + Sync + 'static) {
+        let _ = self.also.set(Box::new(release));
     }
 
     /// Something happened (a command, an envelope): the next quiet spell gives memory back. Cheap; never blocks.
@@ -121,6 +138,21 @@ mod tests {
         activity.notify_one();
         tokio::time::sleep(QUIET * 2).await;
         assert_eq!(released.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn what_else_gives_memory_back_runs_after_the_quiet_spell_too() {
+        let release = MemoryRelease::start();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        release.also(move || {
+            let _ = sender.send(());
+        });
+
+        release.note_activity();
+
+        receiver
+            .recv_timeout(QUIET * 30)
+            .expect("the web process was never asked");
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -3,9 +3,10 @@
 //! the Downloads listing tool and then answers; every `--switch-every N` runs (default 10) the user starts a
 //! new conversation or goes back to the one before it in the sidebar. After the 10th run and then every
 //! `--sample-every N` runs (default 50) it reports the PSS of all app processes (and of the web process, where
-//! the page's JavaScript heap lives: WebKitGTK does not expose the heap to the page), the page's live IPC
-//! callbacks (every Channel and event listener the page registered with Tauri and has not released), and the
-//! number of DOM elements. Run it with `scripts/bench-day.sh`.
+//! the page's JavaScript heap lives), the page's JavaScript heap (size and capacity, as JavaScriptCore counts them:
+//! the app's web process extension gives the page a function for it when `PI_DESKTOP_REPORT_JS_HEAP` is set, as
+//! here), the page's live IPC callbacks (every Channel and event listener the page registered with Tauri and has
+//! not released), and the number of DOM elements. Run it with `scripts/bench-day.sh`.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -36,7 +37,7 @@ mod page_poll;
 
 use std::time::{Duration, Instant};
 
-use pi_desktop_e2e::AppUnderTest;
+use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pi_test_support::openai::{OpenAiServer, Reply, text_chunks, tool_call_chunks};
 use serde_json::Value;
 
@@ -52,11 +53,22 @@ const DEADLINE: Duration = Duration::from_secs(60);
 /// The run whose figures the later ones are compared with.
 const BASELINE_RUN: usize = 10;
 
-/// What the page holds: live IPC callbacks and DOM elements.
+/// Set in the app's environment: the page gets `__piDesktopJsHeap()` (see `src-tauri/web-extension/memory.rs`).
+const REPORT_JS_HEAP: &str = "PI_DESKTOP_REPORT_JS_HEAP";
+
+/// What the page holds: its JavaScript heap (bytes; null without the extension), live IPC callbacks and DOM
+/// elements.
 const PAGE_SCRIPT: &str = r"
 const internals = window.__TAURI_INTERNALS__;
 const callbacks = internals && internals.callbacks ? internals.callbacks.size : null;
-return { callbacks, elements: document.getElementsByTagName('*').length };
+const report = window.__piDesktopJsHeap;
+const heap = typeof report === 'function' ? JSON.parse(report()) : null;
+return {
+  callbacks,
+  elements: document.getElementsByTagName('*').length,
+  jsHeap: heap ? heap.heapSize : null,
+  jsCapacity: heap ? heap.heapCapacity : null,
+};
 ";
 
 struct Options {
@@ -115,6 +127,8 @@ struct Sample {
     web_pss_kib: u64,
     callbacks: Value,
     elements: Value,
+    /// The JavaScript heap's size and capacity in MiB, as `size/capacity` (`-` when the page cannot tell).
+    js_heap: String,
 }
 
 async fn sample(app: &AppUnderTest, run: usize) -> Sample {
@@ -129,12 +143,21 @@ async fn sample(app: &AppUnderTest, run: usize) -> Sample {
             .sum()
     };
     let page = app.client().execute(PAGE_SCRIPT, vec![]).await.unwrap();
+    let bytes_in_mib = |value: &Value| value.as_f64().map(|bytes| bytes / 1024.0 / 1024.0);
+    let js_heap = match (
+        bytes_in_mib(&page["jsHeap"]),
+        bytes_in_mib(&page["jsCapacity"]),
+    ) {
+        (Some(size), Some(capacity)) => format!("{size:.1}/{capacity:.1}"),
+        _ => "-".to_owned(),
+    };
     Sample {
         run,
         pss_kib: pss(None),
         web_pss_kib: pss(Some("WebKitWebProcess")),
         callbacks: page["callbacks"].clone(),
         elements: page["elements"].clone(),
+        js_heap,
     }
 }
 
@@ -189,12 +212,24 @@ async fn main() {
     for name in ["invoice-2026.pdf", "travel-guide.pdf"] {
         std::fs::write(downloads.join(name), b"%PDF-1.4\n%%EOF\n").unwrap();
     }
-    let app = server.launch_app_in(home).await;
+    let mut envs = server.app_envs();
+    envs.push((REPORT_JS_HEAP.to_owned(), "1".to_owned()));
+    let app = AppUnderTest::launch_in(
+        home,
+        LaunchOptions {
+            envs,
+            args: Vec::new(),
+        },
+    )
+    .await
+    .unwrap();
     app.wait_for_css(r#"[data-testid="send-button"]"#)
         .await
         .unwrap();
 
-    println!("run  pss_mib  web_process_pss_mib  ipc_callbacks  dom_elements  run_ms  load");
+    println!(
+        "run  pss_mib  web_process_pss_mib  js_heap_mib  ipc_callbacks  dom_elements  run_ms  load"
+    );
     let mut samples: Vec<Sample> = Vec::new();
     let mut switches = 0;
     let started = Instant::now();
@@ -222,9 +257,10 @@ async fn main() {
         if run == BASELINE_RUN || run % options.sample_every == 0 || run == options.runs {
             let taken = sample(&app, run).await;
             println!(
-                "{run:>3}  {:>7.1}  {:>19.1}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
+                "{run:>3}  {:>7.1}  {:>19.1}  {:>11}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
                 mib(taken.pss_kib),
                 mib(taken.web_pss_kib),
+                taken.js_heap,
                 taken.callbacks,
                 taken.elements,
                 load_average()
@@ -248,13 +284,15 @@ async fn main() {
         )]
         let ratio = |after: u64, before: u64| after as f64 / before as f64;
         println!(
-            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB), web process {:.2}x, IPC callbacks {} -> {}, DOM elements {} -> {}",
+            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB), web process {:.2}x, JavaScript heap {} -> {} MiB, IPC callbacks {} -> {}, DOM elements {} -> {}",
             last.run,
             first.run,
             ratio(last.pss_kib, first.pss_kib),
             mib(last.pss_kib),
             mib(first.pss_kib),
             ratio(last.web_pss_kib, first.web_pss_kib),
+            first.js_heap,
+            last.js_heap,
             first.callbacks,
             last.callbacks,
             first.elements,

@@ -1,7 +1,7 @@
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pretty_assertions::assert_eq;
 
-use crate::support::app_processes::web_process_environment;
+use crate::support::app_processes::{web_process_environment, with_descendants};
 
 #[tokio::test]
 async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
@@ -69,6 +69,56 @@ async fn launch_scripted(envs: &[(&str, &str)]) -> AppUnderTest {
 /// The app's environment variables, as the WebKit it started inherited them.
 fn app_environment(app: &AppUnderTest) -> Vec<String> {
     web_process_environment(u32::try_from(app.app_pid().unwrap()).unwrap())
+}
+
+/// `window.__piDesktopJsHeap()` parsed, or null when the page has no such function.
+const JS_HEAP: &str = "const report = window.__piDesktopJsHeap; \
+    return typeof report === 'function' ? JSON.parse(report()) : null;";
+
+#[tokio::test]
+async fn the_web_process_loads_the_extension_that_gives_its_freed_memory_back() {
+    let app = launch_scripted(&[]).await;
+    app.find_test_id("composer-input").await.unwrap();
+    app.send_prompt("Hello").await.unwrap();
+    app.wait_for_css(r#"[data-testid="message-assistant"][data-state="done"]"#)
+        .await
+        .unwrap();
+
+    let app_pid = u32::try_from(app.app_pid().unwrap()).unwrap();
+    let web_processes: Vec<_> = with_descendants(app_pid)
+        .into_iter()
+        .filter(|process| process.kind == "WebKitWebProcess")
+        .collect();
+    assert!(!web_processes.is_empty(), "the app has no web process");
+    for process in web_processes {
+        let maps = std::fs::read_to_string(format!("/proc/{}/maps", process.pid)).unwrap();
+        assert!(
+            maps.contains("/web-extension/libpi_desktop_web_process.so"),
+            "web process {} has not loaded the extension",
+            process.pid
+        );
+    }
+    // The heap report is for the benchmarks: a page started without asking for it has no such function.
+    let heap = app.client().execute(JS_HEAP, vec![]).await.unwrap();
+    assert_eq!(heap, serde_json::Value::Null);
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn asked_for_it_the_extension_gives_the_page_its_javascript_heap() {
+    let app = launch_scripted(&[("PI_DESKTOP_REPORT_JS_HEAP", "1")]).await;
+    app.find_test_id("composer-input").await.unwrap();
+
+    let heap = app.client().execute(JS_HEAP, vec![]).await.unwrap();
+    let size = heap["heapSize"].as_f64().unwrap();
+    let capacity = heap["heapCapacity"].as_f64().unwrap();
+    assert!(size > 0.0, "{heap}");
+    assert!(capacity >= size, "{heap}");
+    assert!(
+        heap["objectTypeCounts"]["HTMLDivElement"].as_f64().unwrap() > 0.0,
+        "{heap}"
+    );
+    app.close().await.unwrap();
 }
 
 #[tokio::test]
