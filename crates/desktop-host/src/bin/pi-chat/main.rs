@@ -31,6 +31,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use std::sync::Arc;
+use std::task::Poll;
 
 use clap::Parser;
 use desktop_host::conversations::{
@@ -312,6 +313,15 @@ impl EnvelopeSink for OneConversation {
 
 /// One prompt; Ctrl-C stops it (exit code 130). Exit code 1 when the answer ended in an error.
 async fn run_once(session: &DesktopSession, prompt: String, answering: &mut Answering) -> ExitCode {
+    // Listening before the run starts (the handler is installed on the first poll): a Ctrl-C in the run's first
+    // instant stops the answer instead of killing the process with SIGINT's default action.
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    let mut listening = match futures_util::poll!(&mut interrupt) {
+        Poll::Pending => true,
+        Poll::Ready(Ok(())) => return ExitCode::from(130),
+        Poll::Ready(Err(_)) => false,
+    };
     let run = session.prompt(prompt);
     tokio::pin!(run);
     let mut interrupted = false;
@@ -319,9 +329,12 @@ async fn run_once(session: &DesktopSession, prompt: String, answering: &mut Answ
         tokio::select! {
             result = &mut run => break result,
             Some(question) = answering.questions.recv() => answering.answer(question),
-            _ = tokio::signal::ctrl_c() => {
-                interrupted = true;
-                session.abort();
+            signal = &mut interrupt, if listening => {
+                listening = false;
+                if signal.is_ok() {
+                    interrupted = true;
+                    session.abort();
+                }
             }
         }
     };
