@@ -270,13 +270,7 @@ pub fn run() -> Result<(), RunError> {
 /// Builds the main window as `tauri.conf.json` describes it (it leaves the creation to this function), on Linux
 /// with the web process extension that gives freed memory back after each quiet spell, when it could be written.
 fn build_main_window(app: &tauri::App) -> tauri::Result<()> {
-    let config = app
-        .config()
-        .app
-        .windows
-        .iter()
-        .find(|window| window.label == MAIN_WINDOW)
-        .ok_or(tauri::Error::WindowNotFound)?;
+    let config = main_window_config(app.config()).ok_or(tauri::Error::WindowNotFound)?;
     let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), config)?;
     #[cfg(target_os = "linux")]
     let builder = {
@@ -300,17 +294,21 @@ fn build_main_window(app: &tauri::App) -> tauri::Result<()> {
     Ok(())
 }
 
-/// The main window's minimum size in logical pixels, from its configuration (none: no minimum).
-fn main_window_min_size(config: &tauri::Config) -> (f64, f64) {
+/// The main window's entry in `tauri.conf.json`.
+fn main_window_config(config: &tauri::Config) -> Option<&tauri::utils::config::WindowConfig> {
     config
         .app
         .windows
         .iter()
         .find(|window| window.label == MAIN_WINDOW)
-        .map_or((0.0, 0.0), |window| {
-            (
-                window.min_width.unwrap_or(0.0),
-                window.min_height.unwrap_or(0.0),
-            )
-        })
+}
+
+/// The main window's minimum size in logical pixels, from its configuration (none: no minimum).
+fn main_window_min_size(config: &tauri::Config) -> (f64, f64) {
+    main_window_config(config).map_or((0.0, 0.0), |window| {
+        (
+            window.min_width.unwrap_or(0.0),
+            window.min_height.unwrap_or(0.0),
+        )
+    })
 }

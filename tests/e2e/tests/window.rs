@@ -1,7 +1,7 @@
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pretty_assertions::assert_eq;
 
-use crate::support::app_processes::{web_process_environment, with_descendants};
+use crate::support::app_processes::{web_process_environment, web_processes};
 
 #[tokio::test]
 async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
@@ -85,12 +85,9 @@ async fn the_web_process_loads_the_extension_that_gives_its_freed_memory_back() 
         .unwrap();
 
     let app_pid = u32::try_from(app.app_pid().unwrap()).unwrap();
-    let web_processes: Vec<_> = with_descendants(app_pid)
-        .into_iter()
-        .filter(|process| process.kind == "WebKitWebProcess")
-        .collect();
-    assert!(!web_processes.is_empty(), "the app has no web process");
-    for process in web_processes {
+    let processes = web_processes(app_pid);
+    assert!(!processes.is_empty(), "the app has no web process");
+    for process in processes {
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", process.pid)).unwrap();
         assert!(
             maps.contains("/web-extension/libpi_desktop_web_process.so"),

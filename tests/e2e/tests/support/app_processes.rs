@@ -90,14 +90,22 @@ pub(crate) fn app_process(home: &Path) -> Option<Process> {
 /// its rendering switches in its own environment, which /proc does not show (it shows what a process was started
 /// with); the web process it starts inherits them.
 pub(crate) fn web_process_environment(app_pid: u32) -> Vec<String> {
-    let web_process = with_descendants(app_pid)
+    let web_process = web_processes(app_pid)
         .into_iter()
-        .find(|process| process.kind == "WebKitWebProcess")
+        .next()
         .expect("the app has no WebKit web process");
     std::fs::read(format!("/proc/{}/environ", web_process.pid))
         .expect("the web process's environment is readable")
         .split(|byte| *byte == 0)
         .map(|entry| String::from_utf8_lossy(entry).into_owned())
+        .collect()
+}
+
+/// The WebKit web processes below the app at `app_pid`.
+pub(crate) fn web_processes(app_pid: u32) -> Vec<Process> {
+    with_descendants(app_pid)
+        .into_iter()
+        .filter(|process| process.kind == "WebKitWebProcess")
         .collect()
 }
 
