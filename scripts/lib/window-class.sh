@@ -7,12 +7,16 @@ set -euo pipefail
 binary="$1"
 home="$(mktemp -d -t pi-desktop-package-home-XXXXXX)"
 app_pid=""
+# The script's status is the window check's: WebKit's processes may still be writing into the throwaway home for
+# a moment after the app has exited, and a home left behind is reported, not a failed check.
 cleanup() {
+  local status=$?
   if [[ -n "$app_pid" ]] && kill -0 "$app_pid" 2>/dev/null; then
     kill -TERM "$app_pid" 2>/dev/null || true
     wait "$app_pid" 2>/dev/null || true
   fi
-  rm -rf "$home"
+  rm -rf "$home" 2>/dev/null || printf 'left behind (still being written): %s\n' "$home" >&2
+  exit "$status"
 }
 trap cleanup EXIT
 
