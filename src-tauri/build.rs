@@ -1,7 +1,7 @@
 //! Generates the Tauri context from `tauri.conf.json`: the symlink here to the one real file at the
 //! repository root. Reading it through the symlink keeps its relative paths (`../ui/dist`,
 //! `../icons/…`) relative to `src-tauri/`, the way the Tauri CLI reads them. On Linux it also builds the web
-//! process extension (`web-extension/memory.rs`), which the app embeds and writes out when it starts.
+//! process extension (`web-extension/`), which the app embeds and writes out when it starts.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -93,7 +93,7 @@ fn main() {
 /// `$OUT_DIR/web-extension/`.
 fn build_web_extension() {
     const SOURCE: &str = "web-extension/memory.rs";
-    println!("cargo:rerun-if-changed={SOURCE}");
+    println!("cargo:rerun-if-changed=web-extension");
     let (Some(rustc), Some(out_dir), Some(target)) = (
         std::env::var_os("RUSTC"),
         std::env::var_os("OUT_DIR"),

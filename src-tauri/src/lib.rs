@@ -249,6 +249,12 @@ pub fn run() -> Result<(), RunError> {
                         tracing::warn!(%error, "cannot hide the main window to the tray");
                     }
                 }
+                // Nobody sees the web process stall while it empties WebKit's caches now.
+                #[cfg(target_os = "linux")]
+                tauri::WindowEvent::Focused(false) => web_process_memory::tell_web_processes(
+                    window.app_handle(),
+                    web_process_memory::Moment::WentBehind,
+                ),
                 // The quick-ask window alone does not keep the app running.
                 tauri::WindowEvent::Destroyed => window.app_handle().exit(0),
                 _ => {}
@@ -280,8 +286,10 @@ fn build_main_window(app: &tauri::App) -> tauri::Result<()> {
         match installed {
             Ok(folder) => {
                 let handle = app.handle().clone();
-                app.state::<memory_release::MemoryRelease>()
-                    .also(move || web_process_memory::ask_web_processes_to_release(&handle));
+                app.state::<memory_release::MemoryRelease>().also(move || {
+                    let moment = web_process_memory::quiet_moment(&handle);
+                    web_process_memory::tell_web_processes(&handle, moment);
+                });
                 builder.extensions_path(folder)
             }
             Err(error) => {

@@ -1,7 +1,8 @@
-//! The web process's half of giving freed memory back: the WebKit extension that trims its allocator
-//! (`web-extension/memory.rs`, built by `build.rs`) and the message that asks it to. (With
-//! `PI_DESKTOP_REPORT_JS_HEAP` set, the extension also gives the page its JavaScript heap's size, for the
-//! benchmarks.)
+//! The web process's half of giving freed memory back: the WebKit extension that trims its allocator and empties
+//! WebKit's caches (`web-extension/memory.rs`, built by `build.rs`) and the messages that tell it when the window
+//! is quiet or has gone behind (the rule it follows is `web-extension/cache_release.rs`). (With
+//! `PI_DESKTOP_REPORT_JS_HEAP` set, the extension also gives the page its JavaScript heap's size and how often the
+//! caches were emptied, for the benchmarks.)
 //!
 //! WebKit loads extensions from a folder set on the web context before its first web process starts, so the
 //! extension is written into the app's cache folder when the app starts, and the main window is built with that
@@ -14,6 +15,15 @@ use std::path::{Path, PathBuf};
 use tauri::{Manager as _, Runtime};
 use webkit2gtk::{UserMessage, WebContextExt as _, WebViewExt as _};
 
+#[path = "../web-extension/cache_release.rs"]
+#[allow(
+    dead_code,
+    reason = "the rule runs in the web process; the app sends its moments and holds the rule in its tests"
+)]
+mod cache_release;
+
+pub(crate) use cache_release::Moment;
+
 /// The extension, as `build.rs` built it.
 const EXTENSION: &[u8] = include_bytes!(concat!(
     env!("OUT_DIR"),
@@ -21,8 +31,6 @@ const EXTENSION: &[u8] = include_bytes!(concat!(
 ));
 /// The extension's file name; WebKit loads every `.so` of its folder, and only those.
 const EXTENSION_FILE: &str = "libpi_desktop_web_process.so";
-/// The message's name; the extension answers to the same bytes.
-const RELEASE_MEMORY: &str = "pi-desktop.release-memory";
 
 /// Writes the extension into `cache_dir/web-extension/` (unless it is there already, byte for byte) and returns
 /// that folder. The file is written beside and renamed into place, so a web process never loads half of one.
@@ -39,25 +47,98 @@ pub(crate) fn install_extension(cache_dir: &Path) -> io::Result<PathBuf> {
     Ok(folder)
 }
 
-/// Asks the web processes of the app's windows to give their freed memory back (the extension trims the
-/// allocator on WebKit's main thread; a few milliseconds, only after a quiet spell).
-pub(crate) fn ask_web_processes_to_release<R: Runtime>(app: &tauri::AppHandle<R>) {
-    let Some(window) = app.webview_windows().into_values().next() else {
+/// Tells the web processes of the app's windows what just happened: they trim their allocator, and empty
+/// WebKit's caches when the rule says so (a few milliseconds, or some 40 when the caches are emptied; on WebKit's
+/// main thread).
+pub(crate) fn tell_web_processes<R: Runtime>(app: &tauri::AppHandle<R>, moment: Moment) {
+    let Some(window) = app.get_webview_window(crate::MAIN_WINDOW) else {
         return;
     };
-    let asked = window.with_webview(|webview| {
+    let told = window.with_webview(move |webview| {
         if let Some(context) = webview.inner().context() {
-            context.send_message_to_all_extensions(&UserMessage::new(RELEASE_MEMORY, None));
+            context.send_message_to_all_extensions(&UserMessage::new(moment.message(), None));
         }
     });
-    if let Err(error) = asked {
-        tracing::debug!(%error, "cannot ask the web processes to give memory back");
+    if let Err(error) = told {
+        tracing::debug!(%error, "cannot tell the web processes to give memory back");
+    }
+}
+
+/// A quiet spell's moment: behind when the main window is hidden, minimised or without focus.
+pub(crate) fn quiet_moment<R: Runtime>(app: &tauri::AppHandle<R>) -> Moment {
+    let in_front = app
+        .get_webview_window(crate::MAIN_WINDOW)
+        .is_some_and(|window| {
+            window.is_visible().unwrap_or(true)
+                && !window.is_minimized().unwrap_or(false)
+                && window.is_focused().unwrap_or(true)
+        });
+    if in_front {
+        Moment::QuietInFront
+    } else {
+        Moment::QuietBehind
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::cache_release::{CacheRelease, EMPTY_EVERY_MS};
     use super::*;
+
+    #[test]
+    fn in_front_the_caches_are_emptied_at_most_once_a_minute_of_quiet_spells() {
+        let started = 5_000;
+        let mut release = CacheRelease::new(started);
+
+        assert!(!release.empty_now(Moment::QuietInFront, started + 1_000));
+        assert!(!release.empty_now(Moment::QuietInFront, started + EMPTY_EVERY_MS - 1));
+        assert!(release.empty_now(Moment::QuietInFront, started + EMPTY_EVERY_MS));
+        let emptied = started + EMPTY_EVERY_MS;
+        assert!(!release.empty_now(Moment::QuietInFront, emptied + 30_000));
+        assert!(release.empty_now(Moment::QuietInFront, emptied + EMPTY_EVERY_MS + 1));
+    }
+
+    #[test]
+    fn behind_the_caches_are_emptied_once_there_was_work_since_the_last_time() {
+        let mut release = CacheRelease::new(0);
+
+        assert!(
+            !release.empty_now(Moment::WentBehind, 1_000),
+            "nothing was done since the process started"
+        );
+        assert!(release.empty_now(Moment::QuietBehind, 2_000));
+        assert!(
+            !release.empty_now(Moment::WentBehind, 3_000),
+            "emptied already, no work since"
+        );
+
+        assert!(!release.empty_now(Moment::QuietInFront, 10_000));
+        assert!(
+            release.empty_now(Moment::WentBehind, 11_000),
+            "the quiet spell in front left the work of the last seconds"
+        );
+        assert!(!release.empty_now(Moment::WentBehind, 12_000));
+        assert!(
+            !release.empty_now(Moment::QuietInFront, 11_000 + EMPTY_EVERY_MS - 1),
+            "emptying behind counts as the last time in front too"
+        );
+    }
+
+    #[test]
+    fn each_moment_is_one_message_and_other_messages_are_not_ours() {
+        for moment in [
+            Moment::QuietInFront,
+            Moment::QuietBehind,
+            Moment::WentBehind,
+        ] {
+            assert_eq!(
+                Moment::of_message(moment.message().as_bytes()),
+                Some(moment)
+            );
+        }
+        assert_eq!(Moment::of_message(b"pi-desktop.release-memory"), None);
+        assert_eq!(Moment::of_message(b""), None);
+    }
 
     #[test]
     fn the_extension_is_written_once_and_rewritten_when_it_differs() {

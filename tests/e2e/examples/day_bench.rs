@@ -2,10 +2,11 @@
 //! window one after the other without restarting the app, each answered by a loopback model that first calls
 //! the Downloads listing tool and then answers; every `--switch-every N` runs (default 10) the user starts a
 //! new conversation or goes back to the one before it in the sidebar. After the 10th run and then every
-//! `--sample-every N` runs (default 50) it reports the PSS of all app processes (and of the web process, where
-//! the page's JavaScript heap lives), the page's JavaScript heap (size and capacity, as JavaScriptCore counts them:
-//! the app's web process extension gives the page a function for it when `PI_DESKTOP_REPORT_JS_HEAP` is set, as
-//! here), the page's live IPC callbacks (every Channel and event listener the page registered with Tauri and has
+//! `--sample-every N` runs (default 50) it reports the PSS of all app processes the moment the run ended and
+//! again after a few quiet seconds (and of the web process, where the page's JavaScript heap lives), the page's
+//! JavaScript heap (size and capacity, as JavaScriptCore counts them: the app's web process extension gives the
+//! page a function for it when `PI_DESKTOP_REPORT_JS_HEAP` is set, as here), how often the web process has
+//! emptied WebKit's caches, the page's live IPC callbacks (every Channel and event listener the page registered with Tauri and has
 //! not released), and the number of DOM elements. Run it with `scripts/bench-day.sh`.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
@@ -56,18 +57,20 @@ const BASELINE_RUN: usize = 10;
 /// Set in the app's environment: the page gets `__piDesktopJsHeap()` (see `src-tauri/web-extension/memory.rs`).
 const REPORT_JS_HEAP: &str = "PI_DESKTOP_REPORT_JS_HEAP";
 
-/// What the page holds: its JavaScript heap (bytes; null without the extension), live IPC callbacks and DOM
-/// elements.
+/// What the page holds: its JavaScript heap (bytes; null without the extension), how often its web process emptied
+/// WebKit's caches (null without the extension), live IPC callbacks and DOM elements.
 const PAGE_SCRIPT: &str = r"
 const internals = window.__TAURI_INTERNALS__;
 const callbacks = internals && internals.callbacks ? internals.callbacks.size : null;
 const report = window.__piDesktopJsHeap;
 const heap = typeof report === 'function' ? JSON.parse(report()) : null;
+const caches = window.__piDesktopCachesEmptied;
 return {
   callbacks,
   elements: document.getElementsByTagName('*').length,
   jsHeap: heap ? heap.heapSize : null,
   jsCapacity: heap ? heap.heapCapacity : null,
+  cachesEmptied: typeof caches === 'function' ? JSON.parse(caches()) : null,
 };
 ";
 
@@ -123,8 +126,14 @@ fn replies(runs: usize) -> Vec<Reply> {
 
 struct Sample {
     run: usize,
+    /// All app processes the moment the run ended, before the app's quiet spell.
+    busy_pss_kib: u64,
+    /// All app processes after [`SETTLE`].
     pss_kib: u64,
     web_pss_kib: u64,
+    /// How often the web process had emptied WebKit's caches and how long that took, all told, as `N/ms` (`-`
+    /// when the page cannot tell).
+    caches_emptied: String,
     callbacks: Value,
     elements: Value,
     /// The JavaScript heap's size and capacity in MiB, as `size/capacity` (`-` when the page cannot tell).
@@ -132,16 +141,16 @@ struct Sample {
 }
 
 async fn sample(app: &AppUnderTest, run: usize) -> Sample {
-    tokio::time::sleep(SETTLE).await;
     let root = app_process(app.home()).expect("no pi-desktop process with this home");
-    let processes = with_descendants(root.pid);
     let pss = |kind: Option<&str>| -> u64 {
-        processes
+        with_descendants(root.pid)
             .iter()
             .filter(|process| kind.is_none_or(|kind| process.kind == kind))
             .map(|process| rss_pss_kib(process.pid).1)
             .sum()
     };
+    let busy_pss_kib = pss(None);
+    tokio::time::sleep(SETTLE).await;
     let page = app.client().execute(PAGE_SCRIPT, vec![]).await.unwrap();
     let bytes_in_mib = |value: &Value| value.as_f64().map(|bytes| bytes / 1024.0 / 1024.0);
     let js_heap = match (
@@ -153,8 +162,16 @@ async fn sample(app: &AppUnderTest, run: usize) -> Sample {
     };
     Sample {
         run,
+        busy_pss_kib,
         pss_kib: pss(None),
         web_pss_kib: pss(Some("WebKitWebProcess")),
+        caches_emptied: match (
+            page["cachesEmptied"]["emptied"].as_u64(),
+            page["cachesEmptied"]["ms"].as_u64(),
+        ) {
+            (Some(emptied), Some(ms)) => format!("{emptied}/{ms}"),
+            _ => "-".to_owned(),
+        },
         callbacks: page["callbacks"].clone(),
         elements: page["elements"].clone(),
         js_heap,
@@ -228,7 +245,7 @@ async fn main() {
         .unwrap();
 
     println!(
-        "run  pss_mib  web_process_pss_mib  js_heap_mib  ipc_callbacks  dom_elements  run_ms  load"
+        "run  busy_pss_mib  pss_mib  web_process_pss_mib  js_heap_mib  caches_emptied/ms  ipc_callbacks  dom_elements  run_ms  load"
     );
     let mut samples: Vec<Sample> = Vec::new();
     let mut switches = 0;
@@ -257,10 +274,12 @@ async fn main() {
         if run == BASELINE_RUN || run % options.sample_every == 0 || run == options.runs {
             let taken = sample(&app, run).await;
             println!(
-                "{run:>3}  {:>7.1}  {:>19.1}  {:>11}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
+                "{run:>3}  {:>12.1}  {:>7.1}  {:>19.1}  {:>11}  {:>17}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
+                mib(taken.busy_pss_kib),
                 mib(taken.pss_kib),
                 mib(taken.web_pss_kib),
                 taken.js_heap,
+                taken.caches_emptied,
                 taken.callbacks,
                 taken.elements,
                 load_average()
@@ -284,15 +303,19 @@ async fn main() {
         )]
         let ratio = |after: u64, before: u64| after as f64 / before as f64;
         println!(
-            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB), web process {:.2}x, JavaScript heap {} -> {} MiB, IPC callbacks {} -> {}, DOM elements {} -> {}",
+            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB; the moment the run ended {:.2}x, {:.1} / {:.1} MiB), web process {:.2}x, JavaScript heap {} -> {} MiB, caches emptied/ms {}, IPC callbacks {} -> {}, DOM elements {} -> {}",
             last.run,
             first.run,
             ratio(last.pss_kib, first.pss_kib),
             mib(last.pss_kib),
             mib(first.pss_kib),
+            ratio(last.busy_pss_kib, first.busy_pss_kib),
+            mib(last.busy_pss_kib),
+            mib(first.busy_pss_kib),
             ratio(last.web_pss_kib, first.web_pss_kib),
             first.js_heap,
             last.js_heap,
+            last.caches_emptied,
             first.callbacks,
             last.callbacks,
             first.elements,

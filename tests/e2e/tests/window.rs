@@ -1,7 +1,10 @@
 use pi_desktop_e2e::{AppUnderTest, LaunchOptions};
 use pretty_assertions::assert_eq;
 
+use std::time::Duration;
+
 use crate::support::app_processes::{web_process_environment, web_processes};
+use crate::support::page_poll::poll;
 
 #[tokio::test]
 async fn the_window_opens_idle_with_an_empty_composer_and_send_enabled() {
@@ -115,6 +118,46 @@ async fn asked_for_it_the_extension_gives_the_page_its_javascript_heap() {
         heap["objectTypeCounts"]["HTMLDivElement"].as_f64().unwrap() > 0.0,
         "{heap}"
     );
+    app.close().await.unwrap();
+}
+
+/// `window.__piDesktopCachesEmptied()` parsed (`{told, emptied, ms}`), or null when the page has no such function.
+const CACHES_EMPTIED: &str = "const report = window.__piDesktopCachesEmptied; \
+    return typeof report === 'function' ? JSON.parse(report()) : null;";
+
+#[tokio::test]
+async fn the_web_process_empties_webkit_s_caches_once_the_window_goes_behind_not_while_it_is_in_front()
+ {
+    let app = launch_scripted(&[("PI_DESKTOP_REPORT_JS_HEAP", "1")]).await;
+    app.find_test_id("composer-input").await.unwrap();
+    let main = app.client().window().await.unwrap();
+    app.send_prompt("Hello").await.unwrap();
+    app.wait_for_css(r#"[data-testid="message-assistant"][data-state="done"]"#)
+        .await
+        .unwrap();
+
+    // The app tells the web process about each quiet spell; in front, in the first minute, it only trims.
+    let quiet = poll(
+        &app,
+        &format!("const c = (() => {{ {CACHES_EMPTIED} }})(); return c && c.told > 0 ? c : null;"),
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(quiet["emptied"], 0, "{quiet}");
+
+    // The quick-ask window takes the focus: the main window is behind, and its web process worked since.
+    app.open_quick_ask(&main).await.unwrap();
+    app.client().switch_to_window(main).await.unwrap();
+    let behind = poll(
+        &app,
+        &format!(
+            "const c = (() => {{ {CACHES_EMPTIED} }})(); return c && c.emptied > 0 ? c : null;"
+        ),
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(behind["emptied"], 1, "{behind}");
+    assert!(behind["ms"].as_u64().is_some(), "{behind}");
     app.close().await.unwrap();
 }
 

@@ -1,5 +1,5 @@
-//! Reading back what a benchmark's page-side script stamped on `window`: the script runs once a frame in the
-//! page, and the benchmark asks for its result until it is there.
+//! Reading back what the page has to tell once it is there: what a benchmark's page-side script stamped on
+//! `window` (the script runs once a frame), or what the app has done by now; the caller asks until it is there.
 
 use std::time::{Duration, Instant};
 
