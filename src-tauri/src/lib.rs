@@ -237,6 +237,16 @@ pub fn run() -> Result<(), RunError> {
             Ok(())
         })
         .on_window_event(|window, event| {
+            // Nobody sees a window's web process stall while it empties WebKit's caches now.
+            #[cfg(target_os = "linux")]
+            if let tauri::WindowEvent::Focused(false) = event
+                && let Some(webview) = window.app_handle().get_webview_window(window.label())
+            {
+                web_process_memory::tell_web_process(
+                    &webview,
+                    web_process_memory::Moment::WentBehind,
+                );
+            }
             if window.label() != MAIN_WINDOW {
                 return;
             }
@@ -249,12 +259,6 @@ pub fn run() -> Result<(), RunError> {
                         tracing::warn!(%error, "cannot hide the main window to the tray");
                     }
                 }
-                // Nobody sees the web process stall while it empties WebKit's caches now.
-                #[cfg(target_os = "linux")]
-                tauri::WindowEvent::Focused(false) => web_process_memory::tell_web_processes(
-                    window.app_handle(),
-                    web_process_memory::Moment::WentBehind,
-                ),
                 // The quick-ask window alone does not keep the app running.
                 tauri::WindowEvent::Destroyed => window.app_handle().exit(0),
                 _ => {}
@@ -286,10 +290,8 @@ fn build_main_window(app: &tauri::App) -> tauri::Result<()> {
         match installed {
             Ok(folder) => {
                 let handle = app.handle().clone();
-                app.state::<memory_release::MemoryRelease>().also(move || {
-                    let moment = web_process_memory::quiet_moment(&handle);
-                    web_process_memory::tell_web_processes(&handle, moment);
-                });
+                app.state::<memory_release::MemoryRelease>()
+                    .also(move || web_process_memory::after_quiet_spell(&handle));
                 builder.extensions_path(folder)
             }
             Err(error) => {

@@ -6,14 +6,15 @@
 //!
 //! WebKit loads extensions from a folder set on the web context before its first web process starts, so the
 //! extension is written into the app's cache folder when the app starts, and the main window is built with that
-//! folder (`tauri.conf.json` leaves its creation to `run`). Every window shares the context, so one message
-//! reaches the web process of each.
+//! folder (`tauri.conf.json` leaves its creation to `run`). Every window shares the context, so the quick-ask
+//! window's web process loads it too; each window's page is told about its own window, so a stall meant for a
+//! window behind never lands in the one the user looks at.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use tauri::{Manager as _, Runtime};
-use webkit2gtk::{UserMessage, WebContextExt as _, WebViewExt as _};
+use webkit2gtk::{UserMessage, WebViewExt as _};
 
 #[path = "../web-extension/cache_release.rs"]
 #[allow(
@@ -47,36 +48,43 @@ pub(crate) fn install_extension(cache_dir: &Path) -> io::Result<PathBuf> {
     Ok(folder)
 }
 
-/// Tells the web processes of the app's windows what just happened: they trim their allocator, and empty
-/// WebKit's caches when the rule says so (a few milliseconds, or some 40 when the caches are emptied; on WebKit's
-/// main thread).
-pub(crate) fn tell_web_processes<R: Runtime>(app: &tauri::AppHandle<R>, moment: Moment) {
-    let Some(window) = app.get_webview_window(crate::MAIN_WINDOW) else {
-        return;
-    };
+/// Tells `window`'s page what moment it is: its web process trims its allocator, and empties WebKit's caches when
+/// the rule says so (a few milliseconds, or some 40 when the caches are emptied; on WebKit's main thread).
+pub(crate) fn tell_web_process<R: Runtime>(window: &tauri::WebviewWindow<R>, moment: Moment) {
     let told = window.with_webview(move |webview| {
-        if let Some(context) = webview.inner().context() {
-            context.send_message_to_all_extensions(&UserMessage::new(moment.message(), None));
-        }
+        let message = UserMessage::new(moment.message(), None);
+        webview.inner().send_message_to_page(
+            &message,
+            None::<&webkit2gtk::gio::Cancellable>,
+            |reply| {
+                if let Err(error) = reply {
+                    tracing::debug!(%error, "a web process did not take the memory message");
+                }
+            },
+        );
     });
     if let Err(error) = told {
-        tracing::debug!(%error, "cannot tell the web processes to give memory back");
+        tracing::debug!(%error, "cannot tell a web process to give memory back");
     }
 }
 
-/// A quiet spell's moment: behind when the main window is hidden, minimised or without focus.
-pub(crate) fn quiet_moment<R: Runtime>(app: &tauri::AppHandle<R>) -> Moment {
-    let in_front = app
-        .get_webview_window(crate::MAIN_WINDOW)
-        .is_some_and(|window| {
-            window.is_visible().unwrap_or(true)
-                && !window.is_minimized().unwrap_or(false)
-                && window.is_focused().unwrap_or(true)
-        });
-    if in_front {
-        Moment::QuietInFront
-    } else {
-        Moment::QuietBehind
+/// After a quiet spell, each window's web process hears of it: the main window's always (hidden to the tray, it may
+/// have worked: a run answers behind it), the others while they are shown; in front when the window is shown,
+/// not minimised and has the focus.
+pub(crate) fn after_quiet_spell<R: Runtime>(app: &tauri::AppHandle<R>) {
+    for (label, window) in app.webview_windows() {
+        let shown = window.is_visible().unwrap_or(true);
+        if label != crate::MAIN_WINDOW && !shown {
+            continue;
+        }
+        let in_front =
+            shown && !window.is_minimized().unwrap_or(false) && window.is_focused().unwrap_or(true);
+        let moment = if in_front {
+            Moment::QuietInFront
+        } else {
+            Moment::QuietBehind
+        };
+        tell_web_process(&window, moment);
     }
 }
 

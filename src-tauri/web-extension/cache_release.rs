@@ -11,7 +11,7 @@
 /// How long WebKit's caches may grow while the window is in front before a quiet spell empties them.
 pub(crate) const EMPTY_EVERY_MS: u64 = 60_000;
 
-/// What the app tells the web process, one message each.
+/// What the app tells a window's page, one message each.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Moment {
     /// A quiet spell after work, the window in front.
@@ -44,7 +44,8 @@ impl Moment {
     }
 }
 
-/// When the caches were last emptied, and whether the window has worked since.
+/// When the caches were last emptied, and whether the window has worked since (one per web process; each window
+/// has a web process of its own).
 pub(crate) struct CacheRelease {
     emptied_at_ms: u64,
     worked_since: bool,

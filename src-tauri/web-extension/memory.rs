@@ -1,6 +1,7 @@
-//! A WebKit web process extension: gives the web process's freed memory back to the system when the app says the
-//! window is quiet or has gone behind (one user message each, see [`cache_release::Moment`]), and, for the
-//! benchmarks, tells the page how big its JavaScript heap is and how often WebKit's caches were emptied.
+//! A WebKit web process extension: gives the web process's freed memory back to the system when the app tells
+//! its window's page that the app is quiet or the window has gone behind (one user message each, see
+//! [`cache_release::Moment`]), and, for the benchmarks, tells the page how big its JavaScript heap is and how
+//! often WebKit's caches were emptied.
 //!
 //! glibc's malloc keeps what the page's engine frees between blocks still in use, and returns only what lies at
 //! the top of a heap; over a day of runs the web process stays resident at its peaks (README, "A day without a
@@ -63,6 +64,8 @@ unsafe extern "C" {
 #[link(name = "webkit2gtk-4.1")]
 unsafe extern "C" {
     fn webkit_user_message_get_name(message: *mut c_void) -> *const c_char;
+    fn webkit_user_message_new(name: *const c_char, parameters: *mut c_void) -> *mut c_void;
+    fn webkit_user_message_send_reply(message: *mut c_void, reply: *mut c_void);
     fn webkit_script_world_get_default() -> *mut c_void;
     fn webkit_frame_is_main_frame(frame: *mut c_void) -> c_int;
     fn webkit_frame_get_js_context_for_script_world(
@@ -152,15 +155,36 @@ fn now_ms() -> u64 {
     time.seconds.unsigned_abs() * 1000 + time.nanoseconds.unsigned_abs() / 1_000_000
 }
 
-/// `WebKitWebExtension::user-message-received`: true when the message was ours (no reply is expected).
-unsafe extern "C" fn on_user_message(
+/// `WebKitWebExtension::page-created`: the page listens for the app's messages to its window.
+unsafe extern "C" fn on_page_created(
     _extension: *mut c_void,
+    page: *mut c_void,
+    _data: *mut c_void,
+) {
+    // SAFETY: WebKit passes a live WebKitWebPage; the handler has the signal's signature.
+    unsafe {
+        g_signal_connect_data(
+            page,
+            c"user-message-received".as_ptr(),
+            on_user_message as *const c_void,
+            core::ptr::null_mut(),
+            core::ptr::null(),
+            0,
+        );
+    }
+}
+
+/// `WebKitWebPage::user-message-received`: true when the message was ours, which is answered with an empty
+/// message of the same name once done.
+unsafe extern "C" fn on_user_message(
+    _page: *mut c_void,
     message: *mut c_void,
     _data: *mut c_void,
 ) -> c_int {
     // SAFETY: WebKit passes a live WebKitUserMessage; its name is a NUL-terminated string it owns.
-    let name = unsafe { CStr::from_ptr(webkit_user_message_get_name(message)) };
-    let Some(moment) = Moment::of_message(name.to_bytes()) else {
+    let name = unsafe { webkit_user_message_get_name(message) };
+    // SAFETY: as above.
+    let Some(moment) = Moment::of_message(unsafe { CStr::from_ptr(name) }.to_bytes()) else {
         return 0;
     };
     // SAFETY: signals are emitted on the main thread, the only one that touches the state.
@@ -171,14 +195,20 @@ unsafe extern "C" fn on_user_message(
         && state.release.empty_now(moment, started)
     {
         // SAFETY: the functions were looked up by their mangled names, whose signatures these are; the
-        // synchronous release is what WebKit itself runs on the main thread under critical memory pressure
-        // (it trims the allocator too).
+        // synchronous release is what WebKit itself runs on the main thread under critical memory pressure.
         unsafe { release(handler(), true, true) };
         state.emptied += 1;
         state.emptying_ms += now_ms().saturating_sub(started);
     }
-    // SAFETY: malloc_trim takes no pointers; glibc takes each arena's lock in turn.
-    unsafe { malloc_trim(0) };
+    // SAFETY: malloc_trim takes no pointers; glibc takes each arena's lock in turn. The reply is a new floating
+    // message, which sending consumes.
+    unsafe {
+        malloc_trim(0);
+        webkit_user_message_send_reply(
+            message,
+            webkit_user_message_new(name, core::ptr::null_mut()),
+        );
+    }
     1
 }
 
@@ -349,8 +379,8 @@ pub unsafe extern "C" fn webkit_web_extension_initialize(extension: *mut c_void)
         }
         g_signal_connect_data(
             extension,
-            c"user-message-received".as_ptr(),
-            on_user_message as *const c_void,
+            c"page-created".as_ptr(),
+            on_page_created as *const c_void,
             core::ptr::null_mut(),
             core::ptr::null(),
             0,

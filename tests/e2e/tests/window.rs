@@ -145,8 +145,18 @@ async fn the_web_process_empties_webkit_s_caches_once_the_window_goes_behind_not
     .await;
     assert_eq!(quiet["emptied"], 0, "{quiet}");
 
-    // The quick-ask window takes the focus: the main window is behind, and its web process worked since.
-    app.open_quick_ask(&main).await.unwrap();
+    // The quick-ask window takes the focus: the main window is behind, and its web process worked since. The
+    // quick-ask window's own page hears of the quiet spell after it opened as a window in front.
+    let quick = app.open_quick_ask(&main).await.unwrap();
+    app.client().switch_to_window(quick).await.unwrap();
+    app.find_test_id("quick-ask-input").await.unwrap();
+    let quick_quiet = poll(
+        &app,
+        &format!("const c = (() => {{ {CACHES_EMPTIED} }})(); return c && c.told > 0 ? c : null;"),
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(quick_quiet["emptied"], 0, "{quick_quiet}");
     app.client().switch_to_window(main).await.unwrap();
     let behind = poll(
         &app,
