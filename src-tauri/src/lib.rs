@@ -169,6 +169,7 @@ fn command_handler<R: tauri::Runtime>()
 /// (created hidden), opens the conversations (the database in the app's data folder, exports into Downloads) and
 /// runs until the last window closes or SIGTERM/SIGINT arrives; the window's geometry is saved on the way out.
 pub fn run() -> Result<(), RunError> {
+    memory_release::keep_heap_tops_small();
     #[cfg(target_os = "linux")]
     if !display::display_configured(|name| std::env::var_os(name)) {
         return Err(RunError::NoDisplay);

@@ -131,6 +131,8 @@ struct Sample {
     /// All app processes after [`SETTLE`].
     pss_kib: u64,
     web_pss_kib: u64,
+    /// The app's own process (the host), after [`SETTLE`].
+    app_pss_kib: u64,
     /// How often the web process had emptied WebKit's caches and how long that took, all told, as `N/ms` (`-`
     /// when the page cannot tell).
     caches_emptied: String,
@@ -165,6 +167,7 @@ async fn sample(app: &AppUnderTest, run: usize) -> Sample {
         busy_pss_kib,
         pss_kib: pss(None),
         web_pss_kib: pss(Some("WebKitWebProcess")),
+        app_pss_kib: rss_pss_kib(root.pid).1,
         caches_emptied: match (
             page["cachesEmptied"]["emptied"].as_u64(),
             page["cachesEmptied"]["ms"].as_u64(),
@@ -245,7 +248,7 @@ async fn main() {
         .unwrap();
 
     println!(
-        "run  busy_pss_mib  pss_mib  web_process_pss_mib  js_heap_mib  caches_emptied/ms  ipc_callbacks  dom_elements  run_ms  load"
+        "run  busy_pss_mib  pss_mib  web_process_pss_mib  app_process_pss_mib  js_heap_mib  caches_emptied/ms  ipc_callbacks  dom_elements  run_ms  load"
     );
     let mut samples: Vec<Sample> = Vec::new();
     let mut switches = 0;
@@ -274,10 +277,11 @@ async fn main() {
         if run == BASELINE_RUN || run % options.sample_every == 0 || run == options.runs {
             let taken = sample(&app, run).await;
             println!(
-                "{run:>3}  {:>12.1}  {:>7.1}  {:>19.1}  {:>11}  {:>17}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
+                "{run:>3}  {:>12.1}  {:>7.1}  {:>19.1}  {:>19.1}  {:>11}  {:>17}  {:>13}  {:>12}  {run_ms:>6.0}  {}",
                 mib(taken.busy_pss_kib),
                 mib(taken.pss_kib),
                 mib(taken.web_pss_kib),
+                mib(taken.app_pss_kib),
                 taken.js_heap,
                 taken.caches_emptied,
                 taken.callbacks,
@@ -303,7 +307,7 @@ async fn main() {
         )]
         let ratio = |after: u64, before: u64| after as f64 / before as f64;
         println!(
-            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB; the moment the run ended {:.2}x, {:.1} / {:.1} MiB), web process {:.2}x, JavaScript heap {} -> {} MiB, caches emptied/ms {}, IPC callbacks {} -> {}, DOM elements {} -> {}",
+            "after run {} against after run {}: PSS {:.2}x ({:.1} / {:.1} MiB; the moment the run ended {:.2}x, {:.1} / {:.1} MiB), web process {:.2}x, app process {:.2}x ({:.1} / {:.1} MiB), JavaScript heap {} -> {} MiB, caches emptied/ms {}, IPC callbacks {} -> {}, DOM elements {} -> {}",
             last.run,
             first.run,
             ratio(last.pss_kib, first.pss_kib),
@@ -313,6 +317,9 @@ async fn main() {
             mib(last.busy_pss_kib),
             mib(first.busy_pss_kib),
             ratio(last.web_pss_kib, first.web_pss_kib),
+            ratio(last.app_pss_kib, first.app_pss_kib),
+            mib(last.app_pss_kib),
+            mib(first.app_pss_kib),
             first.js_heap,
             last.js_heap,
             last.caches_emptied,
