@@ -155,6 +155,24 @@ fn now_ms() -> u64 {
     time.seconds.unsigned_abs() * 1000 + time.nanoseconds.unsigned_abs() / 1_000_000
 }
 
+/// Connects `handler` to `instance`'s `signal` for the process's lifetime, with `data` as its last argument.
+///
+/// # Safety
+/// `instance` is a live GObject with that signal, and `handler` has the signal's signature.
+unsafe fn connect(instance: *mut c_void, signal: &CStr, handler: *const c_void, data: *mut c_void) {
+    // SAFETY: as the caller promises; nothing is freed when the handler goes, so no destroy notification.
+    unsafe {
+        g_signal_connect_data(
+            instance,
+            signal.as_ptr(),
+            handler,
+            data,
+            core::ptr::null(),
+            0,
+        );
+    }
+}
+
 /// `WebKitWebExtension::page-created`: the page listens for the app's messages to its window.
 unsafe extern "C" fn on_page_created(
     _extension: *mut c_void,
@@ -163,13 +181,11 @@ unsafe extern "C" fn on_page_created(
 ) {
     // SAFETY: WebKit passes a live WebKitWebPage; the handler has the signal's signature.
     unsafe {
-        g_signal_connect_data(
+        connect(
             page,
-            c"user-message-received".as_ptr(),
+            c"user-message-received",
             on_user_message as *const c_void,
             core::ptr::null_mut(),
-            core::ptr::null(),
-            0,
         );
     }
 }
@@ -377,25 +393,21 @@ pub unsafe extern "C" fn webkit_web_extension_initialize(extension: *mut c_void)
                 core::mem::transmute::<*mut c_void, ReleaseMemory>(release),
             ));
         }
-        g_signal_connect_data(
+        connect(
             extension,
-            c"page-created".as_ptr(),
+            c"page-created",
             on_page_created as *const c_void,
             core::ptr::null_mut(),
-            core::ptr::null(),
-            0,
         );
         if getenv(REPORT_JS_HEAP.as_ptr()).is_null() {
             return;
         }
         let statistics = dlsym(core::ptr::null_mut(), JS_HEAP_STATISTICS.as_ptr());
-        g_signal_connect_data(
+        connect(
             webkit_script_world_get_default(),
-            c"window-object-cleared".as_ptr(),
+            c"window-object-cleared",
             on_window_object_cleared as *const c_void,
             statistics,
-            core::ptr::null(),
-            0,
         );
     }
 }

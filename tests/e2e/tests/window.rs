@@ -121,9 +121,16 @@ async fn asked_for_it_the_extension_gives_the_page_its_javascript_heap() {
     app.close().await.unwrap();
 }
 
-/// `window.__piDesktopCachesEmptied()` parsed (`{told, emptied, ms}`), or null when the page has no such function.
-const CACHES_EMPTIED: &str = "const report = window.__piDesktopCachesEmptied; \
-    return typeof report === 'function' ? JSON.parse(report()) : null;";
+/// `window.__piDesktopCachesEmptied()` of the current window's page (`{told, emptied, ms}`), once its `counter`
+/// (`told` or `emptied`) is above zero.
+async fn caches_once_above_zero(app: &AppUnderTest, counter: &str) -> serde_json::Value {
+    let script = format!(
+        "const report = window.__piDesktopCachesEmptied; \
+         const c = typeof report === 'function' ? JSON.parse(report()) : null; \
+         return c && c.{counter} > 0 ? c : null;"
+    );
+    poll(app, &script, Duration::from_secs(20)).await
+}
 
 #[tokio::test]
 async fn the_web_process_empties_webkit_s_caches_once_the_window_goes_behind_not_while_it_is_in_front()
@@ -137,12 +144,7 @@ async fn the_web_process_empties_webkit_s_caches_once_the_window_goes_behind_not
         .unwrap();
 
     // The app tells the web process about each quiet spell; in front, in the first minute, it only trims.
-    let quiet = poll(
-        &app,
-        &format!("const c = (() => {{ {CACHES_EMPTIED} }})(); return c && c.told > 0 ? c : null;"),
-        Duration::from_secs(20),
-    )
-    .await;
+    let quiet = caches_once_above_zero(&app, "told").await;
     assert_eq!(quiet["emptied"], 0, "{quiet}");
 
     // The quick-ask window takes the focus: the main window is behind, and its web process worked since. The
@@ -150,22 +152,10 @@ async fn the_web_process_empties_webkit_s_caches_once_the_window_goes_behind_not
     let quick = app.open_quick_ask(&main).await.unwrap();
     app.client().switch_to_window(quick).await.unwrap();
     app.find_test_id("quick-ask-input").await.unwrap();
-    let quick_quiet = poll(
-        &app,
-        &format!("const c = (() => {{ {CACHES_EMPTIED} }})(); return c && c.told > 0 ? c : null;"),
-        Duration::from_secs(20),
-    )
-    .await;
+    let quick_quiet = caches_once_above_zero(&app, "told").await;
     assert_eq!(quick_quiet["emptied"], 0, "{quick_quiet}");
     app.client().switch_to_window(main).await.unwrap();
-    let behind = poll(
-        &app,
-        &format!(
-            "const c = (() => {{ {CACHES_EMPTIED} }})(); return c && c.emptied > 0 ? c : null;"
-        ),
-        Duration::from_secs(20),
-    )
-    .await;
+    let behind = caches_once_above_zero(&app, "emptied").await;
     assert_eq!(behind["emptied"], 1, "{behind}");
     assert!(behind["ms"].as_u64().is_some(), "{behind}");
     app.close().await.unwrap();
