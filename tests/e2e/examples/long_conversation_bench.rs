@@ -5,7 +5,8 @@
 //! frame, and the memory of all app processes (PSS) before and with it open. Run it with
 //! `scripts/bench-long-conversation.sh` (it builds the app like `scripts/test-e2e.sh` and runs this under Xvfb);
 //! `--messages N` (a multiple of 10, default 10,000), `--runs N` (default 1), `--step PX` (scrolled per frame,
-//! default 1,000).
+//! default 1,000), `--passes N` (scrolls from top to bottom per run, a line each, default 1), `--style RULES`
+//! (CSS rules separated by `|`, added to the page before the first scroll: what a style costs the scroll frames).
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -59,6 +60,8 @@ struct Options {
     messages: usize,
     runs: usize,
     step: u32,
+    passes: usize,
+    style: Option<String>,
 }
 
 fn parse_options() -> Options {
@@ -66,18 +69,26 @@ fn parse_options() -> Options {
         messages: 10_000,
         runs: 1,
         step: 1_000,
+        passes: 1,
+        style: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let value: usize = args
-            .next()
-            .and_then(|value| value.parse().ok())
-            .unwrap_or_else(|| panic!("{arg} needs a number"));
+        let value = args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+        let number = || -> usize {
+            value
+                .parse()
+                .unwrap_or_else(|_| panic!("{arg} needs a number"))
+        };
         match arg.as_str() {
-            "--messages" => options.messages = value,
-            "--runs" => options.runs = value,
-            "--step" => options.step = u32::try_from(value).unwrap(),
-            other => panic!("unknown argument {other}; use --messages N --runs N --step PX"),
+            "--messages" => options.messages = number(),
+            "--runs" => options.runs = number(),
+            "--step" => options.step = u32::try_from(number()).unwrap(),
+            "--passes" => options.passes = number(),
+            "--style" => options.style = Some(value),
+            other => panic!(
+                "unknown argument {other}; use --messages N --runs N --step PX --passes N --style RULES"
+            ),
         }
     }
     assert!(
@@ -208,6 +219,22 @@ requestAnimationFrame(check);
 return null;
 "#;
 
+/// Adds CSS rules (separated by `|`) to the page's style sheet: through the CSS object model, which the page's
+/// content security policy (no inline styles) leaves open.
+async fn add_style(app: &pi_desktop_e2e::AppUnderTest, rules: &str) {
+    let count = app
+        .client()
+        .execute(
+            "const sheet = document.styleSheets[0]; \
+             for (const rule of arguments[0].split('|')) sheet.insertRule(rule, sheet.cssRules.length); \
+             return sheet.cssRules.length;",
+            vec![Value::from(rules)],
+        )
+        .await
+        .unwrap();
+    assert!(count.as_u64().is_some(), "{count}");
+}
+
 /// Scrolls the transcript to the top, then down by `arguments[0]` px a frame to the bottom, recording the
 /// intervals between frames (`window.__scrolled`).
 const SCROLL_SCRIPT: &str = r#"
@@ -275,31 +302,36 @@ async fn main() {
         tokio::time::sleep(SETTLE).await;
         let open = app_pss_kib(app.home());
 
-        app.client()
-            .execute(SCROLL_SCRIPT, vec![Value::from(options.step)])
-            .await
-            .unwrap();
-        let scrolled = poll(&app, "return window.__scrolled;", Duration::from_secs(900)).await;
-        let gaps: Vec<f64> = scrolled["gaps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_f64)
-            .collect();
-        let frames = gaps.len();
-        let over = gaps.iter().filter(|gap| **gap > 17.0).count();
-        let gaps = Stats::new(gaps);
-        println!(
-            "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {frames:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
-            question_shown.as_f64().unwrap_or(f64::NAN),
-            opened.as_f64().unwrap_or(f64::NAN),
-            gaps.quantile(0.5),
-            gaps.quantile(0.95),
-            gaps.max(),
-            mib(idle),
-            mib(open),
-            load_average()
-        );
+        if let Some(rules) = &options.style {
+            add_style(&app, rules).await;
+        }
+        for _ in 0..options.passes {
+            app.client()
+                .execute(SCROLL_SCRIPT, vec![Value::from(options.step)])
+                .await
+                .unwrap();
+            let scrolled = poll(&app, "return window.__scrolled;", Duration::from_secs(900)).await;
+            let gaps: Vec<f64> = scrolled["gaps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_f64)
+                .collect();
+            let frames = gaps.len();
+            let over = gaps.iter().filter(|gap| **gap > 17.0).count();
+            let gaps = Stats::new(gaps);
+            println!(
+                "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {frames:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
+                question_shown.as_f64().unwrap_or(f64::NAN),
+                opened.as_f64().unwrap_or(f64::NAN),
+                gaps.quantile(0.5),
+                gaps.quantile(0.95),
+                gaps.max(),
+                mib(idle),
+                mib(open),
+                load_average()
+            );
+        }
         app.close().await.unwrap();
     }
 }
