@@ -13,13 +13,14 @@ import { useCallback, useContext, useLayoutEffect, useMemo, useRef, type ReactNo
 import { RenderBacklogContext } from "../../markdown/render-backlog";
 import type { ShownItem } from "../../state/versions";
 import { estimateRowHeight } from "./row-height-estimate";
+import { rowsToMount } from "./rows-to-mount";
 import type { BottomStick } from "./useStickToBottom";
 
 /** `.transcript`'s top padding in styles.css: where the first row starts in the scroller. */
 const LIST_TOP_PX = 24;
 /** The gap between the transcript's rows in styles.css (`.transcript`, `.transcript-window`). */
 const ROW_GAP_PX = 22;
-/** Rows mounted beyond each edge of the viewport, so a scroll reveals rows already rendered and measured. */
+/** Rows mounted beyond each edge of the viewport (./rows-to-mount: beyond the one ahead only, while scrolling). */
 const OVERSCAN_ROWS = 4;
 
 interface WindowedRowsProps {
@@ -53,6 +54,7 @@ export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stic
     scrollMargin: LIST_TOP_PX,
     gap: ROW_GAP_PX,
     overscan: OVERSCAN_ROWS,
+    rangeExtractor: (range) => rowsToMount(range, self.current?.scrollDirection ?? null),
     initialRect: { width: scroller.current?.clientWidth ?? 0, height: scroller.current?.clientHeight ?? 0 },
     // The first rows rendered are the last ones (a conversation opens at its end); the scroller is put there as
     // the library attaches to it.
