@@ -54,6 +54,8 @@ export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stic
     scrollMargin: LIST_TOP_PX,
     gap: ROW_GAP_PX,
     overscan: OVERSCAN_ROWS,
+    // A new function at each render, on purpose: the library works the mounted rows out again when it changes, so
+    // the render that follows the end of a scroll mounts the rows behind the view again.
     rangeExtractor: (range) => rowsToMount(range, self.current?.scrollDirection ?? null),
     initialRect: { width: scroller.current?.clientWidth ?? 0, height: scroller.current?.clientHeight ?? 0 },
     // The first rows rendered are the last ones (a conversation opens at its end); the scroller is put there as

@@ -1,9 +1,10 @@
 // Which rows of a long conversation are mounted: those in view and a few beyond each edge, so a scroll reveals
 // rows already rendered and measured. While the view scrolls, only one stays beyond the edge it moves away from:
 // at speed every frame brings rows that were not mounted before, and the ones it leaves behind are never seen.
-import type { Range } from "@tanstack/react-virtual";
+import type { Range, Virtualizer } from "@tanstack/react-virtual";
 
-export type ScrollDirection = "forward" | "backward" | null;
+/** The library's `scrollDirection` (null while the view rests), which it does not export as a type. */
+export type ScrollDirection = Virtualizer<Element, Element>["scrollDirection"];
 
 /** The indexes to mount for the library's `range` (what is in view and its overscan), in order. */
 export function rowsToMount(range: Range, direction: ScrollDirection): number[] {
