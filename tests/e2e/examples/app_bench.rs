@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fantoccini::Locator;
 use pi_desktop_e2e::AppUnderTest;
@@ -106,6 +106,30 @@ async fn wait_until_usable(app: &AppUnderTest) {
         .await
         .unwrap();
     wait_for_send_enabled(app).await;
+}
+
+/// The page's own start: when its navigation began (`performance.timeOrigin`, ms since the Unix epoch, which
+/// places it against the process's start) and its first contentful paint (ms after that, if WebKit recorded one).
+struct PageStart {
+    navigation_epoch_ms: f64,
+    first_contentful_paint_ms: Option<f64>,
+}
+
+async fn page_start(app: &AppUnderTest) -> PageStart {
+    let value = app
+        .client()
+        .execute(
+            "const paint = performance.getEntriesByType('paint')\
+               .find((entry) => entry.name === 'first-contentful-paint');\
+             return [performance.timeOrigin, paint === undefined ? null : paint.startTime];",
+            Vec::new(),
+        )
+        .await
+        .unwrap();
+    PageStart {
+        navigation_epoch_ms: value[0].as_f64().unwrap(),
+        first_contentful_paint_ms: value[1].as_f64(),
+    }
 }
 
 /// Polls every [`POLL`] until Send is enabled.
@@ -254,6 +278,7 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
     let server = OpenAiServer::start(Vec::new()).await.unwrap();
     for run in 1..=options.runs {
         let uptime_at_spawn = uptime_seconds();
+        let spawned_at = SystemTime::now();
         let spawned = Instant::now();
         let app = server.launch_app().await;
         let session_returned = spawned.elapsed();
@@ -284,6 +309,16 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
             "6 app process started -> usable (10ms)",
             ms(usable) - app_spawned_after * 1000.0,
         );
+        let page = page_start(&app).await;
+        let navigation_after_spawn =
+            page.navigation_epoch_ms - ms(spawned_at.duration_since(UNIX_EPOCH).unwrap());
+        times.add(
+            "6a app process started -> page navigation (10ms)",
+            navigation_after_spawn - app_spawned_after * 1000.0,
+        );
+        if let Some(painted) = page.first_contentful_paint_ms {
+            times.add("6b page navigation -> first contentful paint", painted);
+        }
         println!(
             "run {run}: usable after {:.0} ms (driver {:.0} ms, session {:.0} ms)",
             ms(usable),
