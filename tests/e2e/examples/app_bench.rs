@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use pi_desktop_e2e::AppUnderTest;
@@ -52,7 +52,7 @@ use serde_json::Value;
 use app_processes::{
     app_process, rss_pss_kib, uptime_seconds, web_process_environment, with_descendants,
 };
-use bench_report::load_average;
+use bench_report::{load_average, wall_clock_ms};
 use model_server::LaunchApp;
 
 /// Polling interval for readiness checks over WebDriver (fantoccini's default is coarser).
@@ -278,7 +278,7 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
     let server = OpenAiServer::start(Vec::new()).await.unwrap();
     for run in 1..=options.runs {
         let uptime_at_spawn = uptime_seconds();
-        let spawned_at = SystemTime::now();
+        let spawned_at_ms = wall_clock_ms();
         let spawned = Instant::now();
         let app = server.launch_app().await;
         let session_returned = spawned.elapsed();
@@ -310,8 +310,7 @@ async fn cold_starts(options: &Options) -> (Samples, Samples) {
             ms(usable) - app_spawned_after * 1000.0,
         );
         let page = page_start(&app).await;
-        let navigation_after_spawn =
-            page.navigation_epoch_ms - ms(spawned_at.duration_since(UNIX_EPOCH).unwrap());
+        let navigation_after_spawn = page.navigation_epoch_ms - spawned_at_ms;
         times.add(
             "6a app process started -> page navigation (10ms)",
             navigation_after_spawn - app_spawned_after * 1000.0,

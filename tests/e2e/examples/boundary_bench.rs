@@ -35,7 +35,7 @@ mod model_server;
 #[path = "../tests/support/bench_report.rs"]
 mod bench_report;
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use pi_desktop_e2e::AppUnderTest;
 use pi_test_support::openai::{
@@ -43,7 +43,7 @@ use pi_test_support::openai::{
 };
 use serde_json::Value;
 
-use bench_report::{Stats, load_average};
+use bench_report::{Stats, load_average, wall_clock_ms};
 use model_server::LaunchApp;
 
 /// How often the bench asks the page whether it has recorded what it waits for.
@@ -105,15 +105,6 @@ fn parse_options() -> Options {
         }
     }
     options
-}
-
-/// Milliseconds since the Unix epoch, the clock the page's `performance.timeOrigin` is on.
-fn wall_clock_ms() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-        * 1000.0
 }
 
 /// Waits until the page shows the composer (the app is up).

@@ -1,5 +1,7 @@
-//! What the benchmarks report besides their own figures: nearest-rank statistics of samples, and the machine's
-//! load printed beside them.
+//! What the benchmarks report besides their own figures: nearest-rank statistics of samples, the machine's load
+//! printed beside them, and the wall clock the page's timings are placed against.
+
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// KiB (as /proc reports memory) in MiB.
 #[allow(clippy::cast_precision_loss, reason = "KiB to MiB for a report")]
@@ -51,4 +53,13 @@ pub(crate) fn load_average() -> String {
         .unwrap_or_default()
         .trim()
         .to_owned()
+}
+
+/// Milliseconds since the Unix epoch, the clock the page's `performance.timeOrigin` is on.
+pub(crate) fn wall_clock_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
 }
