@@ -187,7 +187,7 @@ pub fn run() -> Result<(), RunError> {
                 desktop_host::language::Language::from_locale_env(&std::env::vars().collect())
             });
             let tray_shown = tray::install(app.handle(), language);
-            quick_ask::apply_shortcut(app.handle(), stored.quick_ask_shortcut.as_deref());
+            quick_ask::register_after_start(app.handle(), stored.quick_ask_shortcut.clone());
             // Started minimized, the window stays hidden until the tray shows it; without a tray it is shown.
             let show_window = !(tray_shown && stored.start_minimized.unwrap_or(false));
             let window_state = WindowStateKeeper::new(
@@ -280,9 +280,20 @@ pub fn run() -> Result<(), RunError> {
 
 /// Builds the main window as `tauri.conf.json` describes it (it leaves the creation to this function), on Linux
 /// with the web process extension that gives freed memory back after each quiet spell, when it could be written.
+/// Once its page has loaded, the quick-ask shortcut of the settings is registered (a moment later, off the start).
 fn build_main_window(app: &tauri::App) -> tauri::Result<()> {
     let config = main_window_config(app.config()).ok_or(tauri::Error::WindowNotFound)?;
-    let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), config)?;
+    let builder = tauri::WebviewWindowBuilder::from_config(app.handle(), config)?.on_page_load(
+        |window, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Finished {
+                let app = window.app_handle().clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(quick_ask::REGISTER_AFTER_PAGE_LOAD);
+                    quick_ask::register_waiting_shortcut(&app);
+                });
+            }
+        },
+    );
     #[cfg(target_os = "linux")]
     let builder = {
         let installed = app.path().app_cache_dir().and_then(|cache| {

@@ -8,6 +8,7 @@
 //! unreachable by keyboard until changed: `quick_ask_shortcut_status` says so, and Settings shows it.
 
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use desktop_host::conversations::Conversations;
 use desktop_host::session::SessionPrompt;
@@ -41,17 +42,40 @@ pub(crate) struct QuickAskShortcutStatus {
     pub(crate) problem: Option<String>,
 }
 
-/// The last [`QuickAskShortcutStatus`] (managed state).
+/// How long after the main window's page has loaded the shortcut of the settings is registered at start.
+/// Registering holds the main thread (the plugin runs it there) until the hotkey thread answers, which on X11
+/// looks for work every 50 ms: up to 100 ms the window's start would otherwise wait for.
+pub(crate) const REGISTER_AFTER_PAGE_LOAD: Duration = Duration::from_secs(1);
+
+/// The last [`QuickAskShortcutStatus`], and the shortcut of the settings while its registration waits for the
+/// start to be over (managed state).
 #[derive(Debug)]
-pub(crate) struct QuickAskShortcut(Mutex<QuickAskShortcutStatus>);
+pub(crate) struct QuickAskShortcut {
+    status: Mutex<QuickAskShortcutStatus>,
+    /// `Some(wanted)` until the start's registration is done. Held while any registration runs, so the status
+    /// is never read halfway; never taken on the main thread, which a registration waits for.
+    waiting: Mutex<Option<Option<String>>>,
+}
 
 impl Default for QuickAskShortcut {
     fn default() -> Self {
-        QuickAskShortcut(Mutex::new(QuickAskShortcutStatus {
-            shortcut: DEFAULT_SHORTCUT.to_owned(),
-            registered: false,
-            problem: None,
-        }))
+        QuickAskShortcut {
+            status: Mutex::new(QuickAskShortcutStatus {
+                shortcut: DEFAULT_SHORTCUT.to_owned(),
+                registered: false,
+                problem: None,
+            }),
+            waiting: Mutex::new(None),
+        }
+    }
+}
+
+impl QuickAskShortcut {
+    fn status(&self) -> QuickAskShortcutStatus {
+        self.status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -94,13 +118,51 @@ pub(crate) fn shortcut_text(wanted: Option<&str>) -> String {
         .to_owned()
 }
 
-/// Registers `wanted` (blank: the default) as the only quick-ask shortcut and keeps what came of it.
+/// Keeps `wanted` (the settings' shortcut) for [`register_waiting_shortcut`]: at start the shortcut is registered
+/// once the window has started (see [`REGISTER_AFTER_PAGE_LOAD`]), or when its status is asked for first.
+pub(crate) fn register_after_start<R: Runtime>(app: &AppHandle<R>, wanted: Option<String>) {
+    if let Some(kept) = app.try_state::<QuickAskShortcut>() {
+        *kept.waiting.lock().unwrap_or_else(PoisonError::into_inner) = Some(wanted);
+    }
+}
+
+/// Registers the shortcut kept by [`register_after_start`], if it still waits. Not on the main thread.
+pub(crate) fn register_waiting_shortcut<R: Runtime>(app: &AppHandle<R>) {
+    let Some(kept) = app.try_state::<QuickAskShortcut>() else {
+        return;
+    };
+    let mut waiting = kept.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(wanted) = waiting.take() {
+        let status = register(app, wanted.as_deref(), kept.status().registered);
+        *kept.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
+    }
+}
+
+/// Registers `wanted` (blank: the default) as the only quick-ask shortcut and keeps what came of it; a shortcut
+/// still waiting from the start is dropped. Not on the main thread.
 pub(crate) fn apply_shortcut<R: Runtime>(app: &AppHandle<R>, wanted: Option<&str>) {
+    let Some(kept) = app.try_state::<QuickAskShortcut>() else {
+        register(app, wanted, false);
+        return;
+    };
+    let mut waiting = kept.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+    *waiting = None;
+    let status = register(app, wanted, kept.status().registered);
+    *kept.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
+}
+
+/// Registers `wanted` as the only quick-ask shortcut, releasing the earlier one if `registered` says there is
+/// one (each release or registration holds the main thread, see [`REGISTER_AFTER_PAGE_LOAD`]).
+fn register<R: Runtime>(
+    app: &AppHandle<R>,
+    wanted: Option<&str>,
+    registered: bool,
+) -> QuickAskShortcutStatus {
     let shortcut = shortcut_text(wanted);
     let problem = match app.try_state::<GlobalShortcut<R>>() {
         None => Some("global shortcuts are not available here".to_owned()),
         Some(shortcuts) => {
-            if let Err(error) = shortcuts.unregister_all() {
+            if registered && let Err(error) = shortcuts.unregister_all() {
                 tracing::warn!(%error, "cannot release the earlier quick-ask shortcut");
             }
             match shortcut.parse::<Shortcut>() {
@@ -115,13 +177,10 @@ pub(crate) fn apply_shortcut<R: Runtime>(app: &AppHandle<R>, wanted: Option<&str
         None => tracing::info!(%shortcut, "quick-ask shortcut registered"),
         Some(problem) => tracing::warn!(%shortcut, %problem, "quick-ask shortcut not registered"),
     }
-    let status = QuickAskShortcutStatus {
+    QuickAskShortcutStatus {
         shortcut,
         registered: problem.is_none(),
         problem,
-    };
-    if let Some(kept) = app.try_state::<QuickAskShortcut>() {
-        *kept.0.lock().unwrap_or_else(PoisonError::into_inner) = status;
     }
 }
 
@@ -198,16 +257,16 @@ pub(crate) fn hide_quick_ask<R: Runtime>(app: AppHandle<R>) {
     hide_window(&app);
 }
 
-/// Whether the quick-ask shortcut works, and why not.
+/// Whether the quick-ask shortcut works, and why not: asked before the start's registration, it registers first.
 #[tauri::command]
-pub(crate) fn quick_ask_shortcut_status(
+pub(crate) async fn quick_ask_shortcut_status<R: Runtime>(
+    app: AppHandle<R>,
     status: State<'_, QuickAskShortcut>,
-) -> QuickAskShortcutStatus {
-    status
-        .0
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone()
+) -> Result<QuickAskShortcutStatus, CommandError> {
+    tauri::async_runtime::spawn_blocking(move || register_waiting_shortcut(&app))
+        .await
+        .map_err(CommandError::work_stopped)?;
+    Ok(status.status())
 }
 
 #[cfg(test)]
@@ -232,6 +291,30 @@ mod tests {
     }
 
     #[test]
+    fn the_start_shortcut_waits_until_registered_and_a_later_one_replaces_it() {
+        let app = tauri::test::mock_builder()
+            .manage(QuickAskShortcut::default())
+            .build(tauri::test::mock_context(tauri::test::noop_assets()))
+            .unwrap();
+        let kept = app.state::<QuickAskShortcut>();
+        let unavailable = |shortcut: &str| QuickAskShortcutStatus {
+            shortcut: shortcut.to_owned(),
+            registered: false,
+            problem: Some("global shortcuts are not available here".to_owned()),
+        };
+
+        register_after_start(app.handle(), Some("Ctrl+Shift+K".to_owned()));
+        assert_eq!(kept.status(), QuickAskShortcut::default().status());
+        register_waiting_shortcut(app.handle());
+        assert_eq!(kept.status(), unavailable("Ctrl+Shift+K"));
+
+        register_after_start(app.handle(), Some("Ctrl+Shift+J".to_owned()));
+        apply_shortcut(app.handle(), Some("Ctrl+Shift+L"));
+        register_waiting_shortcut(app.handle());
+        assert_eq!(kept.status(), unavailable("Ctrl+Shift+L"));
+    }
+
+    #[test]
     fn without_the_plugin_the_status_says_why_the_shortcut_does_not_work() {
         let app = tauri::test::mock_builder()
             .manage(QuickAskShortcut::default())
@@ -240,9 +323,8 @@ mod tests {
 
         apply_shortcut(app.handle(), Some("Ctrl+Shift+K"));
 
-        let status = app.state::<QuickAskShortcut>();
         assert_eq!(
-            *status.0.lock().unwrap(),
+            app.state::<QuickAskShortcut>().status(),
             QuickAskShortcutStatus {
                 shortcut: "Ctrl+Shift+K".to_owned(),
                 registered: false,
