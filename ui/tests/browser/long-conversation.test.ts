@@ -192,7 +192,9 @@ describe("a long conversation", () => {
     expect(LONG_PAIRS % TOOL_EVERY).toBe(0);
     await expect(page.locator(`[data-testid="tool-card"]`).count()).resolves.toBeGreaterThan(0);
     await expect(page.getByText("Question 1: what is in folder 1?", { exact: true }).count()).resolves.toBe(0);
-    await expect(distanceFromBottom()).resolves.toBeLessThanOrEqual(BOTTOM_SLACK_PX);
+    // Where the view comes to rest: a single read right after can fall between a change of the rows (the whole
+    // transcript replaces its end once that is on screen) and the frame that puts the view back at the bottom.
+    await expect.poll(distanceFromBottom, { timeout: 2_000 }).toBeLessThanOrEqual(BOTTOM_SLACK_PX);
   });
 
   it("scrolling to the top mounts the first message, back to the bottom shows the last", async () => {
