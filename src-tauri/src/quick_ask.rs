@@ -53,7 +53,7 @@ pub(crate) const REGISTER_AFTER_PAGE_LOAD: Duration = Duration::from_secs(1);
 pub(crate) struct QuickAskShortcut {
     status: Mutex<QuickAskShortcutStatus>,
     /// `Some(wanted)` until the start's registration is done. Held while any registration runs, so the status
-    /// is never read halfway; never taken on the main thread, which a registration waits for.
+    /// is never read halfway; on the main thread, which a registration waits for, only before one can run.
     waiting: Mutex<Option<Option<String>>>,
 }
 
