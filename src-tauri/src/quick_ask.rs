@@ -77,6 +77,12 @@ impl QuickAskShortcut {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    /// Registers `wanted` in place of the shortcut registered before (if one is) and keeps what came of it.
+    fn replace<R: Runtime>(&self, app: &AppHandle<R>, wanted: Option<&str>) {
+        let status = register(app, wanted, self.status().registered);
+        *self.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
+    }
 }
 
 /// The conversation of the quick-ask window's last question (managed state): the notifications treat it as on
@@ -133,8 +139,7 @@ pub(crate) fn register_waiting_shortcut<R: Runtime>(app: &AppHandle<R>) {
     };
     let mut waiting = kept.waiting.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(wanted) = waiting.take() {
-        let status = register(app, wanted.as_deref(), kept.status().registered);
-        *kept.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
+        kept.replace(app, wanted.as_deref());
     }
 }
 
@@ -147,8 +152,7 @@ pub(crate) fn apply_shortcut<R: Runtime>(app: &AppHandle<R>, wanted: Option<&str
     };
     let mut waiting = kept.waiting.lock().unwrap_or_else(PoisonError::into_inner);
     *waiting = None;
-    let status = register(app, wanted, kept.status().registered);
-    *kept.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
+    kept.replace(app, wanted);
 }
 
 /// Registers `wanted` as the only quick-ask shortcut, releasing the earlier one if `registered` says there is
@@ -290,12 +294,17 @@ mod tests {
         assert!("Ctrl+Nothing".parse::<Shortcut>().is_err());
     }
 
-    #[test]
-    fn the_start_shortcut_waits_until_registered_and_a_later_one_replaces_it() {
-        let app = tauri::test::mock_builder()
+    /// An app with the shortcut's state and without the global-shortcut plugin.
+    fn app_without_shortcuts() -> tauri::App<tauri::test::MockRuntime> {
+        tauri::test::mock_builder()
             .manage(QuickAskShortcut::default())
             .build(tauri::test::mock_context(tauri::test::noop_assets()))
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn the_start_shortcut_waits_until_registered_and_a_later_one_replaces_it() {
+        let app = app_without_shortcuts();
         let kept = app.state::<QuickAskShortcut>();
         let unavailable = |shortcut: &str| QuickAskShortcutStatus {
             shortcut: shortcut.to_owned(),
@@ -316,10 +325,7 @@ mod tests {
 
     #[test]
     fn without_the_plugin_the_status_says_why_the_shortcut_does_not_work() {
-        let app = tauri::test::mock_builder()
-            .manage(QuickAskShortcut::default())
-            .build(tauri::test::mock_context(tauri::test::noop_assets()))
-            .unwrap();
+        let app = app_without_shortcuts();
 
         apply_shortcut(app.handle(), Some("Ctrl+Shift+K"));
 
