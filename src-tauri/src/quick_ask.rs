@@ -78,9 +78,15 @@ impl QuickAskShortcut {
             .clone()
     }
 
-    /// Registers `wanted` in place of the shortcut registered before (if one is) and keeps what came of it.
+    /// Registers `wanted` in place of the shortcut registered before (if one is) and keeps what came of it. The
+    /// shortcut already registered is kept as it is: releasing and registering it again would hold the main
+    /// thread for nothing (a save of Settings that changed something else).
     fn replace<R: Runtime>(&self, app: &AppHandle<R>, wanted: Option<&str>) {
-        let status = register(app, wanted, self.status().registered);
+        let before = self.status();
+        if before.registered && before.shortcut == shortcut_text(wanted) {
+            return;
+        }
+        let status = register(app, wanted, before.registered);
         *self.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
     }
 }
@@ -143,8 +149,8 @@ pub(crate) fn register_waiting_shortcut<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// Registers `wanted` (blank: the default) as the only quick-ask shortcut and keeps what came of it; a shortcut
-/// still waiting from the start is dropped. Not on the main thread.
+/// Registers `wanted` (blank: the default) as the only quick-ask shortcut, unless it is the one registered, and
+/// keeps what came of it; a shortcut still waiting from the start is dropped. Not on the main thread.
 pub(crate) fn apply_shortcut<R: Runtime>(app: &AppHandle<R>, wanted: Option<&str>) {
     let Some(kept) = app.try_state::<QuickAskShortcut>() else {
         register(app, wanted, false);
@@ -321,6 +327,26 @@ mod tests {
         apply_shortcut(app.handle(), Some("Ctrl+Shift+L"));
         register_waiting_shortcut(app.handle());
         assert_eq!(kept.status(), unavailable("Ctrl+Shift+L"));
+    }
+
+    #[test]
+    fn a_registered_shortcut_saved_again_is_kept_and_another_replaces_it() {
+        let app = app_without_shortcuts();
+        let kept = app.state::<QuickAskShortcut>();
+        let registered = QuickAskShortcutStatus {
+            shortcut: "Ctrl+Shift+K".to_owned(),
+            registered: true,
+            problem: None,
+        };
+        *kept.status.lock().unwrap() = registered.clone();
+
+        // Without the plugin any registration fails: a status still registered means none ran.
+        apply_shortcut(app.handle(), Some(" Ctrl+Shift+K "));
+        assert_eq!(kept.status(), registered);
+
+        apply_shortcut(app.handle(), Some("Ctrl+Shift+L"));
+        assert_eq!(kept.status().shortcut, "Ctrl+Shift+L");
+        assert!(!kept.status().registered);
     }
 
     #[test]

@@ -16,8 +16,8 @@ pub(crate) async fn get_settings(
     off_the_workers(move || service.view()).await
 }
 
-/// Saves the settings; open conversations take them for their next run when they resolve, and the quick-ask
-/// shortcut is registered anew.
+/// Saves the settings; open conversations take them for their next run when they resolve, and a quick-ask
+/// shortcut other than the registered one is registered in its place.
 #[tauri::command]
 pub(crate) async fn save_settings<R: Runtime>(
     app: AppHandle<R>,
