@@ -35,15 +35,19 @@ export class RunDriver {
   }
 
   async send(...payloads: Payload[]): Promise<void> {
-    const envelopes = payloads.map((payload) => {
+    await this.page.evaluate((list) => {
+      for (const envelope of list) window.__chatMock.send(envelope);
+    }, this.envelopes(...payloads));
+  }
+
+  /** The envelopes for `payloads`, numbered in the run's sequence, for a test that delivers them itself. */
+  envelopes(...payloads: Payload[]): unknown[] {
+    return payloads.map((payload) => {
       this.seq += 1;
       return "event" in payload
         ? { v: 1, seq: this.seq, kind: "event", event: payload.event }
         : { v: 1, seq: this.seq, kind: "notice", notice: payload.notice };
     });
-    await this.page.evaluate((list) => {
-      for (const envelope of list) window.__chatMock.send(envelope);
-    }, envelopes);
   }
 
   /** Delivers recorded envelopes (the mock numbers them in the conversation's sequence). */

@@ -293,6 +293,21 @@ describe("a long conversation", () => {
       BOTTOM_SLACK_PX,
     );
 
+    // Scrolled up while a delta is on its way: its render can come before the scroll's event, and must not take the
+    // view back to the bottom.
+    const overtaking = "Streamed paragraph 61 arrives before the scroll event.\n\n";
+    written += overtaking;
+    await page.getByTestId("message-list").evaluate((list, envelopes) => {
+      list.scrollTop -= 1_500;
+      for (const envelope of envelopes) window.__chatMock.send(envelope);
+    }, run.envelopes(update({ type: "text_delta", contentIndex: 0, delta: overtaking })));
+    await page.waitForFunction(
+      () => (document.querySelector('[data-testid="message-assistant"][data-state="streaming"]')?.textContent ?? "").includes("Streamed paragraph 61 "),
+    );
+    await expect.poll(distanceFromBottom, { timeout: 1_000 }).toBeGreaterThan(1_000);
+    await write(62, 70);
+    await expect(distanceFromBottom()).resolves.toBeGreaterThan(1_000);
+
     await run.send(
       event({ type: "message_end", message: assistantMessage([{ type: "text", text: written }], "stop") }),
       ...runEnd(),

@@ -12,7 +12,8 @@ export interface BottomStick {
   isStuck: () => boolean;
   /**
    * Puts the view back at the bottom if it follows it: for content that changed its height in a way the content's
-   * ResizeObserver may see only after the scroll event it caused (see WindowedRows).
+   * ResizeObserver may see only after the scroll event it caused (see WindowedRows). A scroll up whose event has
+   * not come yet counts: the view is left where the user put it.
    */
   holdBottom: () => void;
 }
@@ -45,33 +46,40 @@ export function useStickToBottom(
     if (element !== null) pin(element);
   }, [scroller, pin]);
 
+  /**
+   * Reads where the view is as its scroll event would. Only the user moves scrollTop up from where it was last seen
+   * or pinned: scrolling up releases the stream, reaching the bottom again re-attaches it. (Comparing against the
+   * bottom alone would race with growth: a scroll event can arrive after the content grew again. Content that
+   * shrinks, as a long conversation's rows do when their estimated heights give way to measured ones, moves
+   * scrollTop up too, but to the bottom, where it stays attached.) Read before every pin as well: a render or a
+   * resize can come between the user's scroll and its event, and pinning then would undo the scroll.
+   */
+  const observe = useCallback((element: HTMLElement) => {
+    const top = element.scrollTop;
+    const height = element.scrollHeight;
+    if (top < lastTop.current - 1) stick.current = false;
+    if (Math.min(height, seenHeight.current) - top - element.clientHeight <= BOTTOM_SLACK_PX) stick.current = true;
+    lastTop.current = top;
+    seenHeight.current = height;
+  }, []);
+
   const holdBottom = useCallback(() => {
     const element = scroller.current;
-    if (stick.current && element !== null) pin(element);
-  }, [scroller, pin]);
+    if (element === null) return;
+    observe(element);
+    if (stick.current) pin(element);
+  }, [scroller, observe, pin]);
 
   useEffect(() => {
     const element = scroller.current;
     const inner = content.current;
     if (element === null || inner === null) return;
-    // Only the user moves scrollTop up from where it was last seen or pinned: scrolling up releases the stream,
-    // reaching the bottom again re-attaches it. (Comparing against the bottom alone would race with growth: a
-    // scroll event can arrive after the content grew again. Content that shrinks, as a long conversation's rows
-    // do when their estimated heights give way to measured ones, moves scrollTop up too; it is pinned before its
-    // scroll event arrives, here or by holdBottom, so the event finds the view where it was put.)
     lastTop.current = element.scrollTop;
     seenHeight.current = element.scrollHeight;
-    const onScroll = () => {
-      const top = element.scrollTop;
-      const height = element.scrollHeight;
-      if (top < lastTop.current - 1) stick.current = false;
-      if (Math.min(height, seenHeight.current) - top - element.clientHeight <= BOTTOM_SLACK_PX) stick.current = true;
-      lastTop.current = top;
-      seenHeight.current = height;
-    };
+    const onScroll = () => observe(element);
     const observer = new ResizeObserver(() => {
+      observe(element);
       if (stick.current) pin(element);
-      else seenHeight.current = element.scrollHeight;
     });
     element.addEventListener("scroll", onScroll, { passive: true });
     observer.observe(inner);
@@ -79,7 +87,7 @@ export function useStickToBottom(
       element.removeEventListener("scroll", onScroll);
       observer.disconnect();
     };
-  }, [scroller, content, pin]);
+  }, [scroller, content, observe, pin]);
 
   return useMemo(() => ({ scrollToBottom, isStuck, holdBottom }), [scrollToBottom, isStuck, holdBottom]);
 }
