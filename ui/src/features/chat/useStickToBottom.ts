@@ -63,12 +63,19 @@ export function useStickToBottom(
     seenHeight.current = height;
   }, []);
 
+  /** Pins the view to the bottom if, read as its scroll event would read it, it still follows the bottom. */
+  const followBottom = useCallback(
+    (element: HTMLElement) => {
+      observe(element);
+      if (stick.current) pin(element);
+    },
+    [observe, pin],
+  );
+
   const holdBottom = useCallback(() => {
     const element = scroller.current;
-    if (element === null) return;
-    observe(element);
-    if (stick.current) pin(element);
-  }, [scroller, observe, pin]);
+    if (element !== null) followBottom(element);
+  }, [scroller, followBottom]);
 
   useEffect(() => {
     const element = scroller.current;
@@ -77,17 +84,14 @@ export function useStickToBottom(
     lastTop.current = element.scrollTop;
     seenHeight.current = element.scrollHeight;
     const onScroll = () => observe(element);
-    const observer = new ResizeObserver(() => {
-      observe(element);
-      if (stick.current) pin(element);
-    });
+    const observer = new ResizeObserver(() => followBottom(element));
     element.addEventListener("scroll", onScroll, { passive: true });
     observer.observe(inner);
     return () => {
       element.removeEventListener("scroll", onScroll);
       observer.disconnect();
     };
-  }, [scroller, content, observe, pin]);
+  }, [scroller, content, observe, followBottom]);
 
   return useMemo(() => ({ scrollToBottom, isStuck, holdBottom }), [scrollToBottom, isStuck, holdBottom]);
 }
