@@ -239,6 +239,11 @@ describe("a long conversation", () => {
     await answer.waitFor();
 
     // Each paragraph makes the answer taller; the view follows it down.
+    const streamedShows = (text: string) =>
+      page.waitForFunction(
+        (shown) => (document.querySelector('[data-testid="message-assistant"][data-state="streaming"]')?.textContent ?? "").includes(shown),
+        text,
+      );
     let written = "";
     const write = async (from: number, to: number) => {
       for (let line = from; line <= to; line += 1) {
@@ -246,10 +251,7 @@ describe("a long conversation", () => {
         written += delta;
         await run.send(update({ type: "text_delta", contentIndex: 0, delta }));
       }
-      await page.waitForFunction(
-        (last) => (document.querySelector('[data-testid="message-assistant"][data-state="streaming"]')?.textContent ?? "").includes(last),
-        `Streamed paragraph ${to} `,
-      );
+      await streamedShows(`Streamed paragraph ${to} `);
     };
     for (const [from, to] of [[1, 10], [11, 20], [21, 30]] as const) {
       await write(from, to);
@@ -294,16 +296,22 @@ describe("a long conversation", () => {
     );
 
     // Scrolled up while a delta is on its way: its render can come before the scroll's event, and must not take the
-    // view back to the bottom.
+    // view back to the bottom. Scrolled in an animation frame, whose scroll events have been dispatched already, the
+    // event waits for the next frame, and the delta's render (a task) comes first.
     const overtaking = "Streamed paragraph 61 arrives before the scroll event.\n\n";
     written += overtaking;
-    await page.getByTestId("message-list").evaluate((list, envelopes) => {
-      list.scrollTop -= 1_500;
-      for (const envelope of envelopes) window.__chatMock.send(envelope);
-    }, run.envelopes(update({ type: "text_delta", contentIndex: 0, delta: overtaking })));
-    await page.waitForFunction(
-      () => (document.querySelector('[data-testid="message-assistant"][data-state="streaming"]')?.textContent ?? "").includes("Streamed paragraph 61 "),
+    await page.getByTestId("message-list").evaluate(
+      (list, envelopes) =>
+        new Promise<void>((done) =>
+          requestAnimationFrame(() => {
+            list.scrollTop -= 1_500;
+            for (const envelope of envelopes) window.__chatMock.send(envelope);
+            done();
+          }),
+        ),
+      run.envelopes(update({ type: "text_delta", contentIndex: 0, delta: overtaking })),
     );
+    await streamedShows("Streamed paragraph 61 ");
     await expect.poll(distanceFromBottom, { timeout: 1_000 }).toBeGreaterThan(1_000);
     await write(62, 70);
     await expect(distanceFromBottom()).resolves.toBeGreaterThan(1_000);
