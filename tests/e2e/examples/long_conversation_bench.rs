@@ -7,6 +7,8 @@
 //! `--messages N` (a multiple of 10, default 10,000), `--runs N` (default 1), `--step PX` (scrolled per frame,
 //! default 1,000), `--passes N` (scrolls from top to bottom per run, a line each, default 1), `--style RULES`
 //! (CSS rules separated by `|`, added to the page before the first scroll: what a style costs the scroll frames).
+//! `placeholder_frames` counts the scroll's frames that had a row drawn as a placeholder (the transcript does that
+//! while the view moves faster than a row could be seen, as at the default step).
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -236,7 +238,7 @@ async fn add_style(app: &pi_desktop_e2e::AppUnderTest, rules: &str) {
 }
 
 /// Scrolls the transcript to the top, then down by `arguments[0]` px a frame to the bottom, recording the
-/// intervals between frames (`window.__scrolled`).
+/// intervals between frames and how many frames had a placeholder row (`window.__scrolled`).
 const SCROLL_SCRIPT: &str = r#"
 const step = arguments[0];
 const list = document.querySelector('[data-testid="message-list"]');
@@ -245,13 +247,15 @@ list.scrollTop = 0;
 const gaps = [];
 let last = null;
 let frames = 0;
+let placeholderFrames = 0;
 const tick = (now) => {
   if (last !== null) gaps.push(now - last);
+  if (list.querySelector('[data-placeholder]') !== null) placeholderFrames += 1;
   last = now;
   frames += 1;
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 1;
   if ((atBottom && frames > 2) || frames > 100000) {
-    window.__scrolled = { gaps, height: list.scrollHeight };
+    window.__scrolled = { gaps, placeholderFrames, height: list.scrollHeight };
     return;
   }
   list.scrollTop += step;
@@ -264,7 +268,7 @@ requestAnimationFrame(tick);
 async fn main() {
     let options = parse_options();
     println!(
-        "run  seed_s  tools  question_ms  open_ms  frames  frame_p50_ms  frame_p95_ms  frame_max_ms  over_17ms  idle_pss_mib  open_pss_mib  load"
+        "run  seed_s  tools  question_ms  open_ms  frames  frame_p50_ms  frame_p95_ms  frame_max_ms  over_17ms  placeholder_frames  idle_pss_mib  open_pss_mib  load"
     );
     for run in 1..=options.runs {
         let home = pi_desktop_e2e::new_home().unwrap();
@@ -319,9 +323,10 @@ async fn main() {
                 .collect();
             let frames = gaps.len();
             let over = gaps.iter().filter(|gap| **gap > 17.0).count();
+            let placeholders = scrolled["placeholderFrames"].as_u64().unwrap_or(0);
             let gaps = Stats::new(gaps);
             println!(
-                "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {frames:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {:>12.0}  {:>12.0}  {}",
+                "{run:>3}  {seed_s:>6.1}  {tools:>5}  {:>11.0}  {:>7.0}  {frames:>6}  {:>12.1}  {:>12.1}  {:>12.1}  {over:>9}  {placeholders:>18}  {:>12.0}  {:>12.0}  {}",
                 question_shown.as_f64().unwrap_or(f64::NAN),
                 opened.as_f64().unwrap_or(f64::NAN),
                 gaps.quantile(0.5),

@@ -1,6 +1,7 @@
 // A long conversation in headless Chromium against the chat mock backend: thousands of messages, tool calls among
 // them, open at their end with only the rows near the viewport mounted; scrolling to the top mounts the first,
-// back to the bottom the last; a streaming answer keeps the view at the bottom, or, once the user scrolled up,
+// back to the bottom the last; a drag of the scrollbar's speed draws placeholders until it slows down; a streaming
+// answer keeps the view at the bottom, or, once the user scrolled up,
 // leaves it where it is. A short conversation still has every row in the DOM.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -27,6 +28,8 @@ declare global {
   interface Window {
     /** The run status line's states since the test began to watch it. */
     __statusSeen: string[];
+    /** Placeholder rows added to the transcript since the test began to watch it. */
+    __placeholdersAdded: number;
   }
 }
 
@@ -179,6 +182,52 @@ async function scrollTranscript(to: "top" | "bottom" | { by: number }): Promise<
   }, to);
 }
 
+/** Counts the placeholder rows (WindowedRows, while the view seeks) added to the transcript from now on. */
+async function watchPlaceholders(): Promise<void> {
+  await page.getByTestId("message-list").evaluate((list) => {
+    window.__placeholdersAdded = 0;
+    new MutationObserver((changes) => {
+      for (const change of changes) {
+        for (const node of change.addedNodes) {
+          if (node instanceof HTMLElement && node.matches("[data-placeholder]")) window.__placeholdersAdded += 1;
+        }
+      }
+    }).observe(list, { childList: true, subtree: true });
+  });
+}
+
+/**
+ * Scrolls the transcript by `step` px in each of `frames` animation frames, as a drag of the scrollbar does; for
+ * each frame after the first, how many placeholder rows were mounted and how many of them in view.
+ */
+async function scrollEachFrame(step: number, frames: number): Promise<{ mounted: number; inView: number }[]> {
+  return page.getByTestId("message-list").evaluate(
+    (list, { step, frames }) =>
+      new Promise<{ mounted: number; inView: number }[]>((done) => {
+        const seen: { mounted: number; inView: number }[] = [];
+        const tick = (frame: number) => {
+          if (frame > 0) {
+            const view = list.getBoundingClientRect();
+            const placeholders = [...list.querySelectorAll("[data-placeholder]")];
+            const inView = placeholders.filter((row) => {
+              const box = row.getBoundingClientRect();
+              return box.bottom > view.top && box.top < view.bottom;
+            });
+            seen.push({ mounted: placeholders.length, inView: inView.length });
+          }
+          if (frame === frames) {
+            done(seen);
+            return;
+          }
+          list.scrollTop += step;
+          requestAnimationFrame(() => tick(frame + 1));
+        };
+        requestAnimationFrame(() => tick(0));
+      }),
+    { step, frames },
+  );
+}
+
 describe("a long conversation", () => {
   it("opens at its end with only the rows near the viewport mounted", async () => {
     const started = Date.now();
@@ -209,6 +258,7 @@ describe("a long conversation", () => {
       });
     });
 
+    await watchPlaceholders();
     await scrollTranscript("top");
     await waitUntilVisible("Question 1: what is in folder 1?");
     await waitUntilVisible("Answer 1.");
@@ -222,6 +272,48 @@ describe("a long conversation", () => {
     await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
     await expect(mountedMessages()).resolves.toBeLessThan(100);
     await expect(page.getByText("Question 1: what is in folder 1?", { exact: true }).count()).resolves.toBe(0);
+    // A jump is not a drag: the rows at either end were mounted as themselves.
+    await expect(page.evaluate(() => window.__placeholdersAdded)).resolves.toBe(0);
+  });
+
+  it("dragged at a screenful a frame it shows placeholders, and the rows once it slows down or rests", async () => {
+    await openConversation(1);
+    await waitUntilVisible(`Answer ${LONG_PAIRS}.`);
+    await page.locator('[data-testid="run-status"][data-state="idle"]').waitFor();
+    await scrollTranscript("top");
+    await waitUntilVisible("Answer 1.");
+    await watchPlaceholders();
+
+    // At 100 px a frame (a fast wheel) every row is itself.
+    const wheel = await scrollEachFrame(100, 40);
+    expect(wheel.every((frame) => frame.mounted === 0)).toBe(true);
+    await expect(page.evaluate(() => window.__placeholdersAdded)).resolves.toBe(0);
+
+    // At 1,000 px a frame the rows coming into view are placeholders; the rows that were on screen when it began stay.
+    const drag = await scrollEachFrame(1_000, 40);
+    expect(drag.slice(0, 2).every((frame) => frame.mounted === 0)).toBe(true);
+    expect(drag.slice(5).filter((frame) => frame.inView > 0).length).toBeGreaterThan(30);
+    // Slowed down, the rows come back while the view still moves.
+    const slow = await scrollEachFrame(100, 10);
+    expect(slow.at(-1)?.mounted).toBe(0);
+    await page.waitForFunction(() => document.querySelector("[data-placeholder]") === null);
+    await expect(page.locator('[data-testid="message-user"], [data-testid="message-assistant"]').count()).resolves.toBeGreaterThan(2);
+
+    // A drag that stops dead: the rows come back once the view rests.
+    const stopped = await scrollEachFrame(1_000, 20);
+    expect(stopped.at(-1)?.inView ?? 0).toBeGreaterThan(0);
+    await page.waitForFunction(() => document.querySelector("[data-placeholder]") === null);
+    const inView = await page.getByTestId("message-list").evaluate((list) => {
+      const view = list.getBoundingClientRect();
+      return [...list.querySelectorAll('[data-testid="message-user"]')]
+        .filter((message) => {
+          const box = message.getBoundingClientRect();
+          return box.top >= view.top && box.bottom <= view.bottom;
+        })
+        .map((message) => message.textContent ?? "");
+    });
+    expect(inView.length).toBeGreaterThan(0);
+    expect(inView.every((text) => /Question \d+: what is in folder \d+\?/.test(text))).toBe(true);
   });
 
   it("a streaming answer keeps the view at the bottom; scrolled up, the view stays where it is while it grows", async () => {

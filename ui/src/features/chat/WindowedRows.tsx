@@ -4,16 +4,31 @@
 // element whose padding stands in for the rows above and below them: a row that grows pushes the rows after it
 // as in the full list, and the transcript's own height follows at once (what useStickToBottom observes).
 //
+// While the view seeks (./scroll-seek: a drag of the scrollbar, faster than a row could be seen), rows that come into
+// view are mounted as placeholders of their measured or estimated height; they are rendered once it slows down or
+// rests. Rows already shown, and the turn in progress, are always rendered.
+//
 // Who moves the scroll position: while the view sticks to the bottom, useStickToBottom alone (any growth keeps
 // the bottom in view); once the user scrolled up, the library alone, and only to keep what is in view in place
 // when a row above it changes size (its first measurement replacing the estimate, or a re-render above).
 import { useVirtualizer, type VirtualItem, type Virtualizer } from "@tanstack/react-virtual";
-import { useCallback, useContext, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from "react";
+import {
+  useCallback,
+  useContext,
+  useLayoutEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  type Key,
+  type ReactNode,
+  type RefObject,
+} from "react";
 
 import { RenderBacklogContext } from "../../markdown/render-backlog";
 import type { ShownItem } from "../../state/versions";
 import { estimateRowHeight } from "./row-height-estimate";
 import { rowsToMount } from "./rows-to-mount";
+import { ScrollSeek } from "./scroll-seek";
 import type { BottomStick } from "./useStickToBottom";
 
 /** `.transcript`'s top padding in styles.css: where the first row starts in the scroller. */
@@ -72,6 +87,12 @@ export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stic
   // A render can make the list shorter (rows measured smaller than estimated, rows unmounted): the browser then
   // moves the view up, which must not read as the user scrolling up.
   useLayoutEffect(() => stick.holdBottom());
+  const seeking = useSeeking(scroller, stick, virtualizer.isScrolling);
+  const rendered = useRef<ReadonlySet<Key>>(new Set());
+  const renderedNow = new Set<Key>();
+  useLayoutEffect(() => {
+    rendered.current = renderedNow;
+  });
 
   const items = virtualizer.getVirtualItems();
   const first = items[0];
@@ -82,7 +103,23 @@ export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stic
     <div className="transcript-window" style={{ paddingTop: before, paddingBottom: after }}>
       {items.map((virtual) => {
         const row = rows[virtual.index];
-        return row === undefined ? null : (
+        if (row === undefined) return null;
+        if (seeking && virtual.index < liveFrom && !rendered.current.has(virtual.key)) {
+          return (
+            <div
+              key={virtual.key}
+              className="transcript-row"
+              data-index={virtual.index}
+              data-placeholder=""
+              aria-hidden="true"
+              style={{ height: virtual.size }}
+            >
+              <div className={`row-placeholder ${row.item.kind}`} />
+            </div>
+          );
+        }
+        renderedNow.add(virtual.key);
+        return (
           <div key={virtual.key} className="transcript-row" data-index={virtual.index} ref={virtualizer.measureElement}>
             <RenderBacklogContext.Provider value={virtual.index < liveFrom ? null : backlog}>
               {renderRow(row)}
@@ -92,6 +129,34 @@ export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stic
       })}
     </div>
   );
+}
+
+/**
+ * Whether the view seeks (see ./scroll-seek), from the scroller's scroll events; `scrolling` is the library's (false
+ * once no scroll came for a while, which renders the rows). Renders again when seeking ends while the view moves.
+ */
+function useSeeking(scroller: RefObject<HTMLElement | null>, stick: BottomStick, scrolling: boolean): boolean {
+  const seek = useRef<ScrollSeek | null>(null);
+  seek.current ??= new ScrollSeek();
+  const [, slowedDown] = useReducer((count: number) => count + 1, 0);
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element === null) return;
+    // On the document, in its capture phase: before the library's own listener on the element re-renders the rows.
+    const onScroll = (event: Event) => {
+      if (event.target !== element || seek.current === null) return;
+      const was = seek.current.isSeeking();
+      // A view that follows the bottom moves with what it shows (useStickToBottom, which reads this event after).
+      if (stick.isStuck()) seek.current.reset();
+      else seek.current.observe(element.scrollTop, event.timeStamp, element.clientHeight);
+      if (was && !seek.current.isSeeking()) slowedDown();
+    };
+    const view = element.ownerDocument;
+    view.addEventListener("scroll", onScroll, { capture: true, passive: true });
+    return () => view.removeEventListener("scroll", onScroll, { capture: true });
+  }, [scroller, stick]);
+  if (!scrolling) seek.current.reset();
+  return seek.current.isSeeking();
 }
 
 /**
