@@ -1,12 +1,16 @@
 //! A conversation far longer than a screen, written through the app's own store before the app starts: opened
 //! from the sidebar it shows its last answer, and its first question is there when the transcript is scrolled to
-//! the top (the window opens a long transcript from its end and loads its beginning after).
+//! the top (the window opens a long transcript from its end and loads its beginning after). Dragged down at a
+//! screenful a frame, as a drag of the scrollbar goes, the rows coming into view are placeholders; once the drag
+//! stops, the rows in view are themselves again.
 
 use desktop_host::store::Store;
 use pi_test_support::openai::OpenAiServer;
 use serde_json::{Value, json};
+use std::time::Duration;
 
 use crate::support::model_server::LaunchApp;
+use crate::support::page_poll::poll;
 use crate::support::stored_history::{assistant, database_in, tool_result, user};
 
 /// Well over what the window asks for at first (`OPENED_FROM_END` in `ui/src/ipc/conversations.ts`).
@@ -75,6 +79,45 @@ const step = () => {
 step();
 "#;
 
+/// Moves the transcript 1,000 px a frame (down, and back up from the bottom) until `window.__dragStop` is set or
+/// 600 frames went by; `window.__drag` counts the frames and those with a placeholder row in view.
+const DRAG: &str = r#"
+const list = document.querySelector('[data-testid="message-list"]');
+window.__dragStop = false;
+window.__drag = { frames: 0, withPlaceholders: 0, stopped: false };
+let direction = 1;
+const frame = () => {
+  const view = list.getBoundingClientRect();
+  const inView = [...list.querySelectorAll('[data-placeholder]')].some((row) => {
+    const box = row.getBoundingClientRect();
+    return box.bottom > view.top && box.top < view.bottom;
+  });
+  if (inView) window.__drag.withPlaceholders += 1;
+  if (window.__dragStop || window.__drag.frames >= 600) {
+    window.__drag.stopped = true;
+    return;
+  }
+  window.__drag.frames += 1;
+  if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1000) direction = -1;
+  if (list.scrollTop <= 1000) direction = 1;
+  list.scrollTop += 1000 * direction;
+  requestAnimationFrame(frame);
+};
+requestAnimationFrame(frame);
+"#;
+
+/// The questions wholly in the transcript's view once no placeholder row is left in it, else null.
+const QUESTIONS_IN_VIEW: &str = r#"
+const list = document.querySelector('[data-testid="message-list"]');
+if (list.querySelector('[data-placeholder]') !== null) return null;
+const view = list.getBoundingClientRect();
+const questions = [...list.querySelectorAll('[data-testid="message-user"]')].filter((message) => {
+  const box = message.getBoundingClientRect();
+  return box.top >= view.top && box.bottom <= view.bottom;
+});
+return questions.length === 0 ? null : questions.map((message) => message.textContent);
+"#;
+
 #[tokio::test]
 async fn a_long_conversation_opens_at_its_end_and_keeps_all_of_its_beginning() {
     let server = OpenAiServer::start(vec![]).await.unwrap();
@@ -113,5 +156,44 @@ async fn a_long_conversation_opens_at_its_end_and_keeps_all_of_its_beginning() {
         .await
         .unwrap();
     app.screenshot("long-conversation-beginning").await.unwrap();
+
+    app.client().execute(DRAG, vec![]).await.unwrap();
+    poll(
+        &app,
+        "return window.__drag.frames >= 20 ? true : null;",
+        Duration::from_secs(20),
+    )
+    .await;
+    app.client()
+        .execute("window.__dragStop = true;", vec![])
+        .await
+        .unwrap();
+    // The rows come back once no scroll came for a while (150 ms): likely still placeholders here.
+    app.screenshot("long-conversation-dragged").await.unwrap();
+    let drag = poll(
+        &app,
+        "return window.__drag.stopped ? window.__drag : null;",
+        Duration::from_secs(20),
+    )
+    .await;
+    assert!(
+        drag["withPlaceholders"].as_u64().unwrap_or(0) > 0,
+        "the drag showed placeholders: {drag}"
+    );
+    let questions = poll(&app, QUESTIONS_IN_VIEW, Duration::from_secs(10)).await;
+    let is_question = |shown: &Value| {
+        shown
+            .as_str()
+            .is_some_and(|text| text.contains("Question ") || text.contains(TITLE))
+    };
+    assert!(
+        questions
+            .as_array()
+            .is_some_and(|shown| shown.iter().all(is_question)),
+        "the rows in view after the drag are the conversation's: {questions}"
+    );
+    app.screenshot("long-conversation-after-drag")
+        .await
+        .unwrap();
     app.close().await.unwrap();
 }
