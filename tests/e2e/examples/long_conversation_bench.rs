@@ -7,8 +7,11 @@
 //! `--messages N` (a multiple of 10, default 10,000), `--runs N` (default 1), `--step PX` (scrolled per frame,
 //! default 1,000), `--passes N` (scrolls from top to bottom per run, a line each, default 1), `--style RULES`
 //! (CSS rules separated by `|`, added to the page before the first scroll: what a style costs the scroll frames).
-//! `placeholder_frames` counts the scroll's frames that had a row drawn as a placeholder (the transcript does that
-//! while the view moves faster than a row could be seen, as at the default step).
+//! `--drag` moves the view with the X pointer instead, as a user does: the scrollbar's thumb pressed at the top
+//! and dragged down a pixel every 10 ms (`xdotool`) until the pointer has gone the view's height, the frames
+//! counted from the press until the view rests after the release. `placeholder_frames` counts the frames that had
+//! a row drawn as a placeholder (the transcript does that while the view moves faster than a row could be seen, as
+//! at the default step and in a drag).
 #![allow(clippy::print_stdout, reason = "a benchmark prints its report")]
 #![allow(
     clippy::unwrap_used,
@@ -64,6 +67,7 @@ struct Options {
     step: u32,
     passes: usize,
     style: Option<String>,
+    drag: bool,
 }
 
 fn parse_options() -> Options {
@@ -73,9 +77,14 @@ fn parse_options() -> Options {
         step: 1_000,
         passes: 1,
         style: None,
+        drag: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if arg == "--drag" {
+            options.drag = true;
+            continue;
+        }
         let value = args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
         let number = || -> usize {
             value
@@ -89,7 +98,7 @@ fn parse_options() -> Options {
             "--passes" => options.passes = number(),
             "--style" => options.style = Some(value),
             other => panic!(
-                "unknown argument {other}; use --messages N --runs N --step PX --passes N --style RULES"
+                "unknown argument {other}; use --messages N --runs N --step PX --passes N --style RULES --drag"
             ),
         }
     }
@@ -264,6 +273,75 @@ const tick = (now) => {
 requestAnimationFrame(tick);
 "#;
 
+/// Puts the transcript at its top; once it is there with the conversation's first question mounted, returns true.
+fn to_top_script() -> String {
+    format!(
+        r#"
+const list = document.querySelector('[data-testid="message-list"]');
+list.scrollTop = 0;
+const first = document.querySelector('[data-testid="message-user"]');
+return list.scrollTop === 0 && first !== null && first.textContent.includes({}) ? true : null;
+"#,
+        Value::from(TITLE)
+    )
+}
+
+/// Starts recording the intervals between frames and the frames with a placeholder row until the pointer is
+/// released (`window.__released`) and the view rests with no placeholder left (`window.__scrolled`); returns where
+/// the scrollbar's thumb is on the screen (the transcript at its top: the thumb's top end, at its right edge).
+const DRAG_SCRIPT: &str = r#"
+const list = document.querySelector('[data-testid="message-list"]');
+window.__scrolled = null;
+window.__released = false;
+const gaps = [];
+let last = null;
+let placeholderFrames = 0;
+const tick = (now) => {
+  if (last !== null) gaps.push(now - last);
+  last = now;
+  const placeholder = list.querySelector('[data-placeholder]') !== null;
+  if (placeholder) placeholderFrames += 1;
+  if (window.__released && !placeholder) {
+    window.__scrolled = { gaps, placeholderFrames, height: list.scrollHeight, top: list.scrollTop };
+    return;
+  }
+  requestAnimationFrame(tick);
+};
+requestAnimationFrame(tick);
+const box = list.getBoundingClientRect();
+return { x: Math.round(window.screenX + box.right - 4), y: Math.round(window.screenY + box.top + 4), height: list.clientHeight };
+"#;
+
+/// Drags the scrollbar's thumb from the screen point `at` down by `distance` px, a pixel every 10 ms, with the X
+/// pointer; the pointer rests on the thumb 300 ms first, as a hand does (GTK widens the scrollbar under it).
+async fn drag_thumb(at: &Value) {
+    let x = at["x"].as_i64().unwrap();
+    let y = at["y"].as_i64().unwrap();
+    let distance = at["height"].as_u64().unwrap();
+    let mut args: Vec<String> = [
+        "mousemove",
+        &x.to_string(),
+        &y.to_string(),
+        "sleep",
+        "0.3",
+        "mousedown",
+        "1",
+    ]
+    .map(String::from)
+    .to_vec();
+    for _ in 0..distance {
+        args.extend(["mousemove_relative", "--", "0", "1", "sleep", "0.01"].map(String::from));
+    }
+    args.extend(["mouseup", "1"].map(String::from));
+    let status = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("xdotool").args(&args).status()
+    })
+    .await
+    .unwrap()
+    .expect("xdotool runs (the test set-up installs it)");
+    assert!(status.success(), "xdotool failed: {status}");
+}
+
 #[tokio::main]
 async fn main() {
     let options = parse_options();
@@ -310,10 +388,20 @@ async fn main() {
             add_style(&app, rules).await;
         }
         for _ in 0..options.passes {
-            app.client()
-                .execute(SCROLL_SCRIPT, vec![Value::from(options.step)])
-                .await
-                .unwrap();
+            if options.drag {
+                poll(&app, &to_top_script(), Duration::from_secs(60)).await;
+                let thumb = app.client().execute(DRAG_SCRIPT, vec![]).await.unwrap();
+                drag_thumb(&thumb).await;
+                app.client()
+                    .execute("window.__released = true; return null;", vec![])
+                    .await
+                    .unwrap();
+            } else {
+                app.client()
+                    .execute(SCROLL_SCRIPT, vec![Value::from(options.step)])
+                    .await
+                    .unwrap();
+            }
             let scrolled = poll(&app, "return window.__scrolled;", Duration::from_secs(900)).await;
             let gaps: Vec<f64> = scrolled["gaps"]
                 .as_array()
