@@ -198,14 +198,17 @@ async fn switch_conversation(app: &AppUnderTest, switch: usize) {
         )
         .await;
     } else {
-        app.wait_for_css(
-            r#"[data-testid="conversation-item"]:nth-of-type(2) [data-testid="conversation-open"]"#,
+        // Found and clicked in one script: the sidebar re-renders when a run's conversation is saved, and a handle
+        // found before that would be stale by the click.
+        poll(
+            app,
+            r#"const open = document.querySelector('[data-testid="conversation-item"]:nth-of-type(2) [data-testid="conversation-open"]');
+               if (open === null) return null;
+               open.click();
+               return true;"#,
+            DEADLINE,
         )
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+        .await;
         app.wait_for_css(r#"[data-testid="message-user"]"#)
             .await
             .unwrap();
