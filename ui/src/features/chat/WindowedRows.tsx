@@ -19,6 +19,7 @@ import {
   useMemo,
   useReducer,
   useRef,
+  useState,
   type Key,
   type ReactNode,
   type RefObject,
@@ -136,27 +137,26 @@ export function WindowedRows({ rows, rowKey, renderRow, liveFrom, scroller, stic
  * once no scroll came for a while, which renders the rows). Renders again when seeking ends while the view moves.
  */
 function useSeeking(scroller: RefObject<HTMLElement | null>, stick: BottomStick, scrolling: boolean): boolean {
-  const seek = useRef<ScrollSeek | null>(null);
-  seek.current ??= new ScrollSeek();
+  const [seek] = useState(() => new ScrollSeek());
   const [, slowedDown] = useReducer((count: number) => count + 1, 0);
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element === null) return;
     // On the document, in its capture phase: before the library's own listener on the element re-renders the rows.
     const onScroll = (event: Event) => {
-      if (event.target !== element || seek.current === null) return;
-      const was = seek.current.isSeeking();
+      if (event.target !== element) return;
+      const was = seek.isSeeking();
       // A view that follows the bottom moves with what it shows (useStickToBottom, which reads this event after).
-      if (stick.isStuck()) seek.current.reset();
-      else seek.current.observe(element.scrollTop, event.timeStamp, element.clientHeight);
-      if (was && !seek.current.isSeeking()) slowedDown();
+      if (stick.isStuck()) seek.reset();
+      else seek.observe(element.scrollTop, event.timeStamp, element.clientHeight);
+      if (was && !seek.isSeeking()) slowedDown();
     };
     const view = element.ownerDocument;
     view.addEventListener("scroll", onScroll, { capture: true, passive: true });
     return () => view.removeEventListener("scroll", onScroll, { capture: true });
-  }, [scroller, stick]);
-  if (!scrolling) seek.current.reset();
-  return seek.current.isSeeking();
+  }, [scroller, stick, seek]);
+  if (!scrolling) seek.reset();
+  return seek.isSeeking();
 }
 
 /**
