@@ -2,7 +2,7 @@
 // them, open at their end with only the rows near the viewport mounted; scrolling to the top mounts the first,
 // back to the bottom the last; a drag of the scrollbar's speed draws placeholders until it slows down; a streaming
 // answer keeps the view at the bottom, or, once the user scrolled up, leaves it where it is. A short conversation
-// still has every row in the DOM.
+// has every row in the DOM, mounted from its end a slice at a time.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -21,6 +21,8 @@ const LONG_PAIRS = 2_500;
 /** Of the short one: its shown items (questions, answers, tool-calling answers) stay below the windowing limit. */
 const SHORT_PAIRS = 60;
 const TOOL_EVERY = 5;
+/** Of the conversation of questions alone. */
+const QUESTIONS = 150;
 /** useStickToBottom's slack: this close to the bottom counts as at the bottom. */
 const BOTTOM_SLACK_PX = 48;
 
@@ -30,6 +32,10 @@ declare global {
     __statusSeen: string[];
     /** Placeholder rows added to the transcript since the test began to watch it. */
     __placeholdersAdded: number;
+    /** What the transcript showed at each change of its size (watchTranscript). */
+    __transcriptSeen: { questions: number; lastQuestion: string; fromBottom: number }[];
+    /** The question at the view's top when watchTranscript scrolled it up, where it was (px below the view's top) and how far the view was from the bottom. */
+    __transcriptRead: { text: string; top: number; fromBottom: number } | null;
   }
 }
 
@@ -60,6 +66,11 @@ function conversation(pairs: number): AgentMessage[] {
   return messages;
 }
 
+/** Questions left unanswered, one after the other: rows whose height is known once they are mounted. */
+function onlyQuestions(count: number): AgentMessage[] {
+  return Array.from({ length: count }, (_, index) => ({ role: "user", content: `Question ${index + 1} of many.` }));
+}
+
 /** The number of shown items of `pairs` pairs: a question, an answer, and for every fifth a tool-calling answer. */
 function shownCount(pairs: number): number {
   return pairs * 2 + Math.floor(pairs / TOOL_EVERY);
@@ -74,9 +85,9 @@ beforeAll(async () => {
   server = await serveDist();
   browser = await launchChromium();
   await browser.context.addInitScript({ content: await chatMockBackendScript() });
-  // Three stored conversations: an empty one shown at start, the long one and the short one.
+  // Four stored conversations: an empty one shown at start, the long one, the short one and one of questions.
   await browser.context.addInitScript(
-    ({ long, short }) => {
+    ({ long, short, questions }) => {
       const now = Date.now();
       const model = { provider: "openai", id: "gpt-4.1-mini", name: "GPT-4.1 mini" };
       const stored = (id: string, messages: unknown[]) => ({ conversationId: id, isStreaming: false, pendingToolCalls: [], messages, model });
@@ -89,6 +100,7 @@ beforeAll(async () => {
                 { id: "empty", title: "Nothing yet", model: "gpt-4.1-mini", createdAt: now - 10_000, updatedAt: now - 1_000 },
                 { id: "long", title: "Every folder", model: "gpt-4.1-mini", createdAt: now - 90_000, updatedAt: now - 20_000 },
                 { id: "short", title: "A few folders", model: "gpt-4.1-mini", createdAt: now - 95_000, updatedAt: now - 30_000 },
+                { id: "questions", title: "Only questions", model: "gpt-4.1-mini", createdAt: now - 99_000, updatedAt: now - 40_000 },
               ],
             },
           ],
@@ -97,10 +109,15 @@ beforeAll(async () => {
           streamingIds: [],
           storage: { persistent: true, notices: [] },
         },
-        states: { empty: stored("empty", []), long: stored("long", long), short: stored("short", short) },
+        states: {
+          empty: stored("empty", []),
+          long: stored("long", long),
+          short: stored("short", short),
+          questions: stored("questions", questions),
+        },
       };
     },
-    { long: conversation(LONG_PAIRS), short: conversation(SHORT_PAIRS) },
+    { long: conversation(LONG_PAIRS), short: conversation(SHORT_PAIRS), questions: onlyQuestions(QUESTIONS) },
   );
 });
 
@@ -421,10 +438,95 @@ describe("a short conversation", () => {
   it("has every message and tool card in the DOM", async () => {
     await openConversation(2);
     await waitUntilVisible(`Answer ${SHORT_PAIRS}.`);
+    await page.getByText("Question 1: what is in folder 1?", { exact: true }).waitFor({ state: "attached" });
     await expect(page.getByTestId("message-user").count()).resolves.toBe(SHORT_PAIRS);
     await expect(page.getByTestId("message-assistant").count()).resolves.toBe(SHORT_PAIRS + SHORT_PAIRS / TOOL_EVERY);
     await expect(page.getByTestId("tool-card").count()).resolves.toBe(SHORT_PAIRS / TOOL_EVERY);
     await expect(page.getByText("Question 1: what is in folder 1?", { exact: true }).count()).resolves.toBe(1);
     await expect(page.locator(".transcript-row").count()).resolves.toBe(0);
   });
+
+  it("opens at its end, the rows above it mounted a slice at a time, the view at the bottom all along", async () => {
+    await watchTranscript();
+    await openConversation(2);
+    await page.getByText("Question 1: what is in folder 1?", { exact: true }).waitFor({ state: "attached" });
+    const seen = await page.evaluate(() => window.__transcriptSeen);
+    expect(seen.length).toBeGreaterThan(0);
+    // The first frame's rows are the conversation's last ones, not all of them; the others come in several slices.
+    expect(seen[0]?.questions).toBeGreaterThan(0);
+    expect(seen[0]?.questions).toBeLessThan(SHORT_PAIRS / 2);
+    expect(seen[0]?.lastQuestion).toBe(`Question ${SHORT_PAIRS}: what is in folder ${SHORT_PAIRS}?`);
+    expect(new Set(seen.map((sight) => sight.questions)).size).toBeGreaterThan(3);
+    expect(seen.filter((sight) => sight.fromBottom > BOTTOM_SLACK_PX)).toEqual([]);
+    await expect(page.getByTestId("message-user").count()).resolves.toBe(SHORT_PAIRS);
+    await waitUntilVisible(`Answer ${SHORT_PAIRS}.`);
+  });
+
+  it("keeps what a view scrolled up shows while the rows above it are mounted", async () => {
+    // Questions alone, whose height is theirs once mounted: an answer grows again when its rendered Markdown comes.
+    await watchTranscript({ scrollUpBy: 300, questions: QUESTIONS });
+    await openConversation(3);
+    await page.getByText("Question 1 of many.", { exact: true }).waitFor({ state: "attached" });
+    const read = await page.evaluate(() => window.__transcriptRead);
+    expect(read).not.toBeNull();
+    // Read a frame after the last slice: the question the view showed at its top is where it was.
+    const now = await page.evaluate(
+      (text) =>
+        new Promise<number | null>((resolve) =>
+          requestAnimationFrame(() => {
+            const list = document.querySelector('[data-testid="message-list"]');
+            const question = [...document.querySelectorAll('[data-testid="message-user"]')].find(
+              (candidate) => candidate.textContent === text,
+            );
+            resolve(list === null || question === undefined ? null : question.getBoundingClientRect().top - list.getBoundingClientRect().top);
+          }),
+        ),
+      read?.text ?? "",
+    );
+    expect(now).not.toBeNull();
+    expect(Math.abs((now ?? 0) - (read?.top ?? 0))).toBeLessThanOrEqual(2);
+    await expect(page.getByTestId("message-user").count()).resolves.toBe(QUESTIONS);
+    // What lies below the view did not change: the view is as far above the bottom as the scroll put it.
+    expect(read?.fromBottom).toBeGreaterThan(100);
+    expect(Math.abs((await distanceFromBottom()) - (read?.fromBottom ?? 0))).toBeLessThanOrEqual(2);
+  });
 });
+
+/**
+ * Records what the transcript shows each time its content changes size, once the view has been put where it goes
+ * (this observer is created after the transcript's own, so it is called after it): the questions mounted, the last
+ * of them, and how far the view is from the bottom. With `scrollUpBy`, the first time some rows but not all are
+ * mounted (of `questions`, by default the short conversation's), the view is scrolled up that far and the question at
+ * its top is noted with where it is.
+ */
+async function watchTranscript(options: { scrollUpBy?: number; questions?: number } = {}): Promise<void> {
+  await page.evaluate(
+    ({ scrollUpBy, all }) => {
+      window.__transcriptSeen = [];
+      window.__transcriptRead = null;
+      const list = document.querySelector('[data-testid="message-list"]');
+      const content = list?.querySelector(".transcript");
+      if (!(list instanceof HTMLElement) || !(content instanceof HTMLElement)) throw new Error("no transcript");
+      new ResizeObserver(() => {
+        const questions = content.querySelectorAll('[data-testid="message-user"]').length;
+        if (questions === 0) return;
+        const lastQuestion = [...content.querySelectorAll('[data-testid="message-user"]')].at(-1)?.textContent ?? "";
+        window.__transcriptSeen.push({ questions, lastQuestion, fromBottom: list.scrollHeight - list.scrollTop - list.clientHeight });
+        if (scrollUpBy === undefined || window.__transcriptRead !== null || questions >= all) return;
+        list.scrollTop -= scrollUpBy;
+        const view = list.getBoundingClientRect();
+        const atTop = [...content.querySelectorAll('[data-testid="message-user"]')].find(
+          (message) => message.getBoundingClientRect().bottom > view.top,
+        );
+        if (atTop !== undefined) {
+          window.__transcriptRead = {
+            text: atTop.textContent ?? "",
+            top: atTop.getBoundingClientRect().top - view.top,
+            fromBottom: list.scrollHeight - list.scrollTop - list.clientHeight,
+          };
+        }
+      }).observe(content);
+    },
+    { scrollUpBy: options.scrollUpBy, all: options.questions ?? SHORT_PAIRS },
+  );
+}

@@ -1,6 +1,7 @@
 // The conversation: user messages and assistant answers, or, when there are none yet, a welcome (the setup card
-// instead while no model is usable). A long conversation mounts only the rows near the viewport (WindowedRows).
-import { Fragment, useMemo, useState, type ReactNode, type RefObject } from "react";
+// instead while no model is usable). A conversation mounts its rows from its end (RowsFromEnd); a long one only
+// those near the viewport (WindowedRows).
+import { useMemo, useState, type ReactNode, type RefObject } from "react";
 
 import { useStrings } from "../../i18n/I18n";
 import type { Language } from "../../i18n/strings";
@@ -11,6 +12,7 @@ import { AssistantMessage } from "./AssistantMessage";
 import { EditMessage } from "./EditMessage";
 import { AnswerActions, QuestionActions } from "./MessageActions";
 import { MessageUndo, useMessageUndo } from "./MessageUndo";
+import { RowsFromEnd } from "./RowsFromEnd";
 import type { MessageIntents } from "./useMessageActions";
 import type { BottomStick } from "./useStickToBottom";
 import { UserMessage } from "./UserMessage";
@@ -143,7 +145,15 @@ export function Transcript({
             stick={stick}
           />
         ) : (
-          shown.map((row) => <Fragment key={rowKey(row)}>{renderRow(row)}</Fragment>)
+          <RowsFromEnd
+            key={state.conversationId}
+            rows={shown}
+            rowKey={rowKey}
+            renderRow={renderRow}
+            scroller={scroller}
+            content={content}
+            stick={stick}
+          />
         )}
       </div>
       <MessageUndo undo={undo} />

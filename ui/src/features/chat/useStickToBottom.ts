@@ -16,6 +16,11 @@ export interface BottomStick {
    * not come yet counts: the view is left where the user put it.
    */
   holdBottom: () => void;
+  /**
+   * Rows `delta` px high were mounted above what is in view (RowsFromEnd): a view that follows the bottom is put back
+   * there; one the user scrolled up moves down with what it shows, which is not the user scrolling.
+   */
+  grewAbove: (delta: number) => void;
 }
 
 export function useStickToBottom(
@@ -77,6 +82,23 @@ export function useStickToBottom(
     if (element !== null) followBottom(element);
   }, [scroller, followBottom]);
 
+  const grewAbove = useCallback(
+    (delta: number) => {
+      const element = scroller.current;
+      if (element === null) return;
+      // Read first, against the height seen before the rows came: a scroll up whose event has not come yet counts.
+      observe(element);
+      if (stick.current) {
+        pin(element);
+        return;
+      }
+      element.scrollTop += delta;
+      lastTop.current = element.scrollTop;
+      seenHeight.current = element.scrollHeight;
+    },
+    [scroller, observe, pin],
+  );
+
   useEffect(() => {
     const element = scroller.current;
     const inner = content.current;
@@ -93,5 +115,8 @@ export function useStickToBottom(
     };
   }, [scroller, content, observe, followBottom]);
 
-  return useMemo(() => ({ scrollToBottom, isStuck, holdBottom }), [scrollToBottom, isStuck, holdBottom]);
+  return useMemo(
+    () => ({ scrollToBottom, isStuck, holdBottom, grewAbove }),
+    [scrollToBottom, isStuck, holdBottom, grewAbove],
+  );
 }
