@@ -86,17 +86,14 @@ export function useStickToBottom(
     (delta: number) => {
       const element = scroller.current;
       if (element === null) return;
-      // Read first, against the height seen before the rows came: a scroll up whose event has not come yet counts.
-      observe(element);
-      if (stick.current) {
-        pin(element);
-        return;
-      }
+      // Read against the height seen before the rows came: a scroll up whose event has not come yet counts.
+      followBottom(element);
+      if (stick.current) return;
       element.scrollTop += delta;
       lastTop.current = element.scrollTop;
       seenHeight.current = element.scrollHeight;
     },
-    [scroller, observe, pin],
+    [scroller, followBottom],
   );
 
   useEffect(() => {
