@@ -12,7 +12,7 @@ use tempfile::TempDir;
 
 use crate::E2eError;
 use crate::driver::TauriDriver;
-use crate::process;
+use crate::process::{self, AppProcess};
 
 /// How long a test waits for an element to appear before failing.
 const ELEMENT_DEADLINE: Duration = Duration::from_secs(30);
@@ -65,9 +65,11 @@ pub struct LaunchTimings {
 }
 
 /// A running app in a WebDriver session. Call [`AppUnderTest::close`] at the end of a test; dropping
-/// it instead still stops the driver, but cannot end the session cleanly.
+/// it instead (a test that failed) kills the app and stops the driver, but cannot end the session cleanly.
 #[derive(Debug)]
 pub struct AppUnderTest {
+    /// First, so that dropped it ends the app before the driver stops and the home is removed.
+    process: AppProcess,
     client: Client,
     driver: TauriDriver,
     home: TempDir,
@@ -111,6 +113,7 @@ impl AppUnderTest {
             session_open: session_started.elapsed(),
         };
         Ok(Self {
+            process: AppProcess::new(home.path()),
             client,
             driver,
             home,
@@ -241,9 +244,11 @@ impl AppUnderTest {
 
     /// The PID of the app process (tauri-driver started it; it is the `pi-desktop` with this home).
     pub fn app_pid(&self) -> Result<i32, E2eError> {
-        process::app_pid(self.home.path()).ok_or_else(|| E2eError::AppProcessNotFound {
-            home: self.home.path().to_path_buf(),
-        })
+        self.process
+            .pid()
+            .ok_or_else(|| E2eError::AppProcessNotFound {
+                home: self.home.path().to_path_buf(),
+            })
     }
 
     /// Kills the app with SIGKILL, as a crash would, waits until it is gone, then ends the WebDriver

@@ -81,7 +81,10 @@ step();
 
 /// Moves the transcript 2,000 px a frame (down, and back up from the bottom; a seek even with frames 70 ms apart on a
 /// busy machine) until `window.__dragStop` is set or 600 frames went by; `window.__drag` counts the frames and those
-/// with a placeholder row in view.
+/// with a placeholder row in view. Each move is a task queued from the frame, so it lands between two frames as a
+/// drag of the scrollbar does and the next frame's scroll event reports it. Made inside the frame (after its scroll
+/// events), the virtualizer's correction for rows measured above the view, which starts from the offset it last saw,
+/// undid two moves in three, and the view never went fast enough to seek.
 const DRAG: &str = r#"
 const list = document.querySelector('[data-testid="message-list"]');
 window.__dragStop = false;
@@ -99,10 +102,12 @@ const frame = () => {
     return;
   }
   window.__drag.frames += 1;
-  if (list.scrollTop + list.clientHeight >= list.scrollHeight - 2000) direction = -1;
-  if (list.scrollTop <= 2000) direction = 1;
-  list.scrollTop += 2000 * direction;
-  requestAnimationFrame(frame);
+  setTimeout(() => {
+    if (list.scrollTop + list.clientHeight >= list.scrollHeight - 2000) direction = -1;
+    if (list.scrollTop <= 2000) direction = 1;
+    list.scrollTop += 2000 * direction;
+    requestAnimationFrame(frame);
+  }, 0);
 };
 requestAnimationFrame(frame);
 "#;
