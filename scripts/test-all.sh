@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need (first run only) and runs every test, in order, stopping at the first
 # failure:
-#   1. cargo fmt --check, cargo clippy -D warnings
+#   1. cargo fmt --check, clippy -D warnings (during a build: scripts/lib/ladder.sh)
 #   2. cargo test --workspace
 #   3. the UI: TypeScript check, vitest unit tests, the built UI in headless Chromium with mockIPC
 #   4. end to end: the real pi-desktop under Xvfb over WebDriver (tauri-driver + WebKitWebDriver)
