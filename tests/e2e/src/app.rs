@@ -12,18 +12,14 @@ use tempfile::TempDir;
 
 use crate::E2eError;
 use crate::driver::TauriDriver;
-use crate::process::{self, AppProcess};
+use crate::process::{self, AppProcess, EXIT_DEADLINE, EXIT_POLL};
 
 /// How long a test waits for an element to appear before failing.
 const ELEMENT_DEADLINE: Duration = Duration::from_secs(30);
-/// How long a killed, terminated or closed app may take to disappear from the process table.
-const EXIT_DEADLINE: Duration = Duration::from_secs(10);
 /// How long [`AppUnderTest::close`] lets the app exit by itself after the session ended.
 const LINGER_DEADLINE: Duration = Duration::from_secs(2);
 /// How often [`AppUnderTest::open_quick_ask`] presses the shortcut again.
 const QUICK_ASK_POLL: Duration = Duration::from_millis(250);
-/// How often the harness looks whether the app is gone.
-const EXIT_POLL: Duration = Duration::from_millis(50);
 
 /// Starts the paint mark of [`AppUnderTest::screenshot`]: a fixed one-pixel element whose colour flips every 50 ms.
 const PAINT_MARK_START: &str = r#"

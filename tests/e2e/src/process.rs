@@ -7,6 +7,11 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
+/// How long a killed, terminated or closed app may take to disappear from the process table.
+pub(crate) const EXIT_DEADLINE: Duration = Duration::from_secs(10);
+/// How often the harness looks whether the app is gone.
+pub(crate) const EXIT_POLL: Duration = Duration::from_millis(50);
+
 /// The name the kernel reports for the app (`/proc/PID/comm`).
 const APP_PROCESS_NAME: &str = "pi-desktop";
 
@@ -50,10 +55,6 @@ pub(crate) struct AppProcess {
 }
 
 impl AppProcess {
-    /// How long a killed app may take to leave the process table.
-    const GONE_DEADLINE: Duration = Duration::from_secs(10);
-    const GONE_POLL: Duration = Duration::from_millis(20);
-
     pub(crate) fn new(home: &Path) -> Self {
         Self {
             home: home.to_path_buf(),
@@ -75,10 +76,10 @@ impl Drop for AppProcess {
                 return;
             }
             while is_running(pid) {
-                if started.elapsed() > Self::GONE_DEADLINE {
+                if started.elapsed() > EXIT_DEADLINE {
                     return;
                 }
-                std::thread::sleep(Self::GONE_POLL);
+                std::thread::sleep(EXIT_POLL);
             }
         }
     }
